@@ -1,0 +1,73 @@
+# evictkit: GNU make targets. Run `make help` for the list.
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+GO       ?= go
+PKG      := ./pkg/kubelet/eviction
+FUZZTIME ?= 10m
+
+# Go files checked by gofmt (everything but build output and git internals).
+GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
+
+.PHONY: help test vet fmt-check unit bench fuzz api-diff
+
+help: ## List the targets
+	@echo "Usage: make <target> [VAR=value]"
+	@echo
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
+	@echo
+	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
+
+test: ## The fast gate: go vet, gofmt check, go test (incl. fuzz seed corpora), api-diff
+	@$(MAKE) vet
+	@$(MAKE) fmt-check
+	@$(MAKE) unit
+	@$(MAKE) api-diff
+	@echo "==> make test: all steps passed"
+
+vet: ## go vet ./...
+	@echo "==> go vet ./..."
+	@$(GO) vet ./...
+
+fmt-check: ## Fail listing any Go file that gofmt would change
+	@echo "==> gofmt -l"
+	@unformatted="$$($(GOFILES) -print0 | xargs -0 -r gofmt -l)"; \
+	if [[ -n "$$unformatted" ]]; then \
+		echo "These files are not gofmt-formatted (run gofmt -w on them):"; \
+		echo "$$unformatted" | sed 's/^/  /'; \
+		exit 1; \
+	fi
+
+unit: ## go test ./... -count=1 (Fuzz targets run their seed corpora as tests)
+	@echo "==> go test ./... -count=1"
+	@$(GO) test ./... -count=1
+
+api-diff: ## Compare our exported API with upstream's pkg/kubelet/eviction (GOOS=linux)
+	@echo "==> api-diff: $(PKG) vs k8s.io/kubernetes/pkg/kubelet/eviction"
+	@$(GO) run -buildvcs=false ./scripts/apidiff
+
+bench: ## Side-by-side synchronize benchmark against upstream (scripts/bench.sh)
+	@if [[ -f scripts/bench.sh ]]; then \
+		echo "==> scripts/bench.sh"; \
+		bash scripts/bench.sh; \
+	else \
+		echo "make bench: not yet implemented (scripts/bench.sh does not exist yet)" >&2; \
+		exit 1; \
+	fi
+
+fuzz: ## Run every Fuzz* target in pkg/kubelet/eviction for FUZZTIME each, one after another
+	@list="$$($(GO) test -list '^Fuzz' $(PKG))"; \
+	targets="$$(grep -E '^Fuzz' <<<"$$list" || true)"; \
+	if [[ -z "$$targets" ]]; then \
+		echo "make fuzz: no Fuzz* targets found in $(PKG)" >&2; \
+		exit 1; \
+	fi; \
+	for t in $$targets; do \
+		echo "==> fuzz $$t for $(FUZZTIME)"; \
+		$(GO) test $(PKG) -run '^$$' -fuzz "^$$t\$$" -fuzztime '$(FUZZTIME)'; \
+	done; \
+	echo "==> make fuzz: all targets ran $(FUZZTIME) without a failure"

@@ -1,0 +1,166 @@
+package eviction
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// hardEvictionGracePeriodSeconds is the grace period of pods evicted for a
+// hard threshold or a local storage limit.
+const hardEvictionGracePeriodSeconds = 1
+
+// decideInput is everything one decision pass looks at.
+type decideInput struct {
+	// thresholds are the configured thresholds (containerfs ones derived).
+	thresholds []evictionapi.Threshold
+	// prev is the state the previous pass left.
+	prev *decisionState
+	// obs are this pass's signal observations.
+	obs *signalObservations
+	// pods are the active pods and stats their Summary API figures.
+	pods  []*v1.Pod
+	stats podStatsIndex
+	// layout is the node's filesystem layout.
+	layout fsLayout
+	// now is the time of this pass.
+	now time.Time
+	// transition is how long a condition outlives its last observation.
+	transition time.Duration
+	// maxPodGracePeriodSeconds caps the grace period of soft evictions.
+	maxPodGracePeriodSeconds int64
+	// localStorageIsolation enables emptyDir and ephemeral-storage limits.
+	localStorageIsolation bool
+	// gates are the feature gates the decision depends on.
+	gates featureGates
+}
+
+// featureGates are the kubelet feature gates the decision depends on.
+type featureGates struct {
+	// podLevelResources: PodLevelResources.
+	podLevelResources bool
+	// memoryBackedVolumes: InPlacePodVerticalScalingMemoryBackedVolumes.
+	memoryBackedVolumes bool
+}
+
+// decision is the outcome of one pass.
+type decision struct {
+	// next is the state to keep for the next pass.
+	next decisionState
+	// conditions are the node conditions to report.
+	conditions []v1.NodeConditionType
+	// storageVictims are pods over a local storage limit. When there are
+	// any, they are evicted and the pass ends there.
+	storageVictims []storageViolation
+	// target is the threshold to relieve, or nil when none is actionable.
+	target *reclaimTarget
+}
+
+// reclaimTarget is the threshold a pass tries to relieve and how.
+type reclaimTarget struct {
+	// threshold is the threshold to relieve and resource what it starves.
+	threshold evictionapi.Threshold
+	resource  v1.ResourceName
+	// steps is the node-level reclaim to try before evicting pods.
+	steps []reclaimStep
+	// actionable are all thresholds that could drive eviction this pass,
+	// in reclaim order; their stats age is recorded when pods are evicted.
+	actionable []evictionapi.Threshold
+	// ranked are the active pods, first victim first.
+	ranked []candidate
+	// class is the ranking rule used.
+	class rankClass
+	// victims are the pods to evict if node-level reclaim is not enough.
+	victims []victim
+}
+
+// victim is a pod chosen for eviction and everything needed to evict it.
+type victim struct {
+	pod *v1.Pod
+	// rank is the pod's position in the ranking, from 0.
+	rank int
+	// gracePeriodSeconds overrides the pod's termination grace period.
+	gracePeriodSeconds int64
+	// message is the status message; annotations go on the Evicted event.
+	message     string
+	annotations map[string]string
+	// reason says why the pod ranked where it did.
+	reason string
+}
+
+// decide runs one pass of the decision core. It is a pure function of its
+// input.
+func decide(in *decideInput) decision {
+	ev := evaluate(in.thresholds, in.prev, in.obs, in.transition, in.now)
+	d := decision{next: ev.next, conditions: ev.conditions}
+	if in.localStorageIsolation {
+		d.storageVictims = localStorageViolations(in.pods, in.stats, localStorageOptions{
+			dedicatedImageFs:    in.layout.dedicatedImageFs,
+			memoryVolumesExempt: in.gates.memoryBackedVolumes,
+		})
+		if len(d.storageVictims) > 0 {
+			return d
+		}
+	}
+	if len(ev.actionable) == 0 {
+		return d
+	}
+	d.target = planReclaim(in, ev.actionable)
+	return d
+}
+
+// planReclaim builds the reclaim target for the first actionable threshold.
+func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
+	t := in.thresholds[actionable[0]]
+	target := &reclaimTarget{
+		threshold: t,
+		resource:  signalResource(t.Signal),
+		steps:     nodeReclaimSteps(in.layout, t.Signal),
+		class:     signalRankClass(t.Signal),
+	}
+	for _, i := range actionable {
+		target.actionable = append(target.actionable, in.thresholds[i])
+	}
+	target.ranked = rankPods(in.pods, in.stats, t.Signal, in.layout)
+	for i := range target.ranked {
+		c := &target.ranked[i]
+		if c.critical {
+			continue
+		}
+		target.victims = append(target.victims, makeVictim(in, target, i))
+		break
+	}
+	return target
+}
+
+// makeVictim prepares the eviction of the i-th ranked pod.
+func makeVictim(in *decideInput, target *reclaimTarget, i int) victim {
+	c := &target.ranked[i]
+	var ob *signalObservation
+	if o, ok := in.obs.get(target.threshold.Signal); ok {
+		ob = &o
+	}
+	msg, ann := thresholdEvictionMessage(target.resource, &target.threshold, ob, c.pod, in.stats.lookup(c.pod), in.gates.podLevelResources)
+	return victim{
+		pod:                c.pod,
+		rank:               i,
+		gracePeriodSeconds: evictionGracePeriod(target.threshold, c.pod, in.maxPodGracePeriodSeconds),
+		message:            msg,
+		annotations:        ann,
+		reason:             c.reason(target.class),
+	}
+}
+
+// evictionGracePeriod is 1 s for hard thresholds; for soft ones, the pod's
+// own termination grace period capped at maxPodGrace (maxPodGrace when the
+// pod has none).
+func evictionGracePeriod(t evictionapi.Threshold, pod *v1.Pod, maxPodGrace int64) int64 {
+	if isHardEvictionThreshold(t) {
+		return hardEvictionGracePeriodSeconds
+	}
+	if p := pod.Spec.TerminationGracePeriodSeconds; p != nil && *p < maxPodGrace {
+		return *p
+	}
+	return maxPodGrace
+}

@@ -1,0 +1,144 @@
+package eviction
+
+import (
+	"sort"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// decisionState is what the decision core carries from one pass to the
+// next. Thresholds are identified by their index in the configured list,
+// which does not change once the filesystem layout is known.
+type decisionState struct {
+	// firstMet[i] is when threshold i was first seen met, ignoring its
+	// grace period; it is zero while the threshold is not met.
+	firstMet []time.Time
+	// acting[i] is set while threshold i has met its grace period and has
+	// not yet recovered past its minimum reclaim.
+	acting []bool
+	// conditionSeen[c] is when condition conditionOrder[c] was last
+	// observed; conditionKnown[c] says whether it ever was.
+	conditionSeen  [len(conditionOrder)]time.Time
+	conditionKnown [len(conditionOrder)]bool
+	// lastObservations are the observations of the previous pass.
+	lastObservations *signalObservations
+}
+
+// newDecisionState returns the state before the first pass for n thresholds.
+func newDecisionState(n int) decisionState {
+	return decisionState{firstMet: make([]time.Time, n), acting: make([]bool, n)}
+}
+
+// conditions returns the node conditions observed within period of now, in
+// conditionOrder.
+func (s *decisionState) conditions(period time.Duration, now time.Time) []v1.NodeConditionType {
+	var out []v1.NodeConditionType
+	for c := range conditionOrder {
+		if s.conditionKnown[c] && now.Sub(s.conditionSeen[c]) < period {
+			out = append(out, conditionOrder[c])
+		}
+	}
+	return out
+}
+
+// evaluation is the outcome of comparing observations against thresholds.
+type evaluation struct {
+	// next is the state to carry into the next pass.
+	next decisionState
+	// conditions are the node conditions to report, in conditionOrder.
+	conditions []v1.NodeConditionType
+	// actionable are the indices of thresholds that met their grace period
+	// and whose signal has fresh stats, in reclaim order.
+	actionable []int
+}
+
+// evaluate compares observations with thresholds. A threshold is met when
+// its signal is below its level; once acting, it stays met until the signal
+// recovers past level plus minimum reclaim. It acts once met for its grace
+// period, and drives eviction only when its signal's stats are newer than
+// at the previous pass.
+func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *signalObservations, transition time.Duration, now time.Time) evaluation {
+	next := newDecisionState(len(thresholds))
+	next.conditionSeen, next.conditionKnown = prev.conditionSeen, prev.conditionKnown
+	next.lastObservations = obs
+
+	var actionable []int
+	for i, t := range thresholds {
+		ob, ok := obs.get(t.Signal)
+		if !ok {
+			continue
+		}
+		wasActing := i < len(prev.acting) && prev.acting[i]
+		if !signalBelow(t, ob, false) && !(wasActing && signalBelow(t, ob, true)) {
+			continue
+		}
+		first := now
+		if i < len(prev.firstMet) && !prev.firstMet[i].IsZero() {
+			first = prev.firstMet[i]
+		}
+		next.firstMet[i] = first
+		if id, ok := lookupSignal(t.Signal); ok {
+			c := conditionIndex(signalTable[id].condition)
+			next.conditionSeen[c], next.conditionKnown[c] = now, true
+		}
+		if now.Sub(first) < t.GracePeriod {
+			continue
+		}
+		next.acting[i] = true
+		if statsAreFresh(t.Signal, ob, prev.lastObservations) {
+			actionable = append(actionable, i)
+		}
+	}
+	sortByReclaimOrder(thresholds, actionable)
+	return evaluation{next: next, conditions: next.conditions(transition, now), actionable: actionable}
+}
+
+// signalBelow reports whether an observation meets a threshold; with
+// reclaim set, the level includes the threshold's minimum reclaim.
+func signalBelow(t evictionapi.Threshold, ob signalObservation, reclaim bool) bool {
+	if t.Operator != evictionapi.OpLessThan {
+		return false
+	}
+	return thresholdLevel(t, ob.capacity, reclaim).CmpInt64(ob.available) > 0
+}
+
+// statsAreFresh reports whether a signal's observation is newer than the
+// previous one (or either has no time).
+func statsAreFresh(signal evictionapi.Signal, ob signalObservation, last *signalObservations) bool {
+	if last == nil || ob.time.IsZero() {
+		return true
+	}
+	prev, ok := last.get(signal)
+	return !ok || ob.time.After(prev.time)
+}
+
+// sortByReclaimOrder orders threshold indices by signal-table position,
+// then hard before soft (shorter grace first), then configuration order.
+// Upstream only fixes "memory first"; this is one of its possible orders.
+func sortByReclaimOrder(thresholds []evictionapi.Threshold, idx []int) {
+	sort.SliceStable(idx, func(a, b int) bool {
+		ta, tb := thresholds[idx[a]], thresholds[idx[b]]
+		sa, _ := lookupSignal(ta.Signal)
+		sb, _ := lookupSignal(tb.Signal)
+		if sa != sb {
+			return sa < sb
+		}
+		if ta.GracePeriod != tb.GracePeriod {
+			return ta.GracePeriod < tb.GracePeriod
+		}
+		return idx[a] < idx[b]
+	})
+}
+
+// reclaimSatisfied reports whether, after node-level reclaim, no threshold
+// is met any more counting minimum reclaim and ignoring grace periods.
+func reclaimSatisfied(thresholds []evictionapi.Threshold, obs *signalObservations) bool {
+	for _, t := range thresholds {
+		if ob, ok := obs.get(t.Signal); ok && signalBelow(t, ob, true) {
+			return false
+		}
+	}
+	return true
+}

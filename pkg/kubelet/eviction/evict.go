@@ -1,0 +1,56 @@
+package eviction
+
+import (
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+	kubelettypes "k8s.io/kubernetes/pkg/kubelet/types"
+)
+
+// evictPod records the Evicted event and kills the pod, marking its status
+// Failed with reason Evicted and, when given, a DisruptionTarget condition.
+// It refuses critical pods (static, mirror, system-critical priority),
+// which the node needs and which would not come back. It reports whether
+// an eviction was attempted: a kill that fails still counts, as upstream
+// counts it.
+func (m *managerImpl) evictPod(logger klog.Logger, pod *v1.Pod, gracePeriodSeconds int64, message string, annotations map[string]string, disruption bool) bool {
+	if kubelettypes.IsCriticalPod(pod) {
+		logger.Error(nil, "Eviction manager: cannot evict a critical pod", "pod", klog.KObj(pod))
+		return false
+	}
+	//nolint:forbidigo // the annotated event API is the one the kubelet records with.
+	m.recorder.AnnotatedEventf(pod, annotations, v1.EventTypeWarning, Reason, "%s", message)
+	logger.V(3).Info("Evicting pod", "pod", klog.KObj(pod), "podUID", pod.UID, "message", message)
+	grace := gracePeriodSeconds
+	err := m.killPodFunc(pod, true, &grace, func(status *v1.PodStatus) {
+		markEvicted(status, pod, message, disruption)
+	})
+	if err != nil {
+		logger.Error(err, "Eviction manager: pod failed to evict", "pod", klog.KObj(pod))
+	} else {
+		logger.Info("Eviction manager: pod is evicted successfully", "pod", klog.KObj(pod))
+	}
+	return true
+}
+
+// markEvicted sets the status of an evicted pod.
+func markEvicted(status *v1.PodStatus, pod *v1.Pod, message string, disruption bool) {
+	status.Phase = v1.PodFailed
+	status.Reason = Reason
+	status.Message = message
+	if !disruption {
+		return
+	}
+	podutil.UpdatePodCondition(status, &v1.PodCondition{
+		Type:               v1.DisruptionTarget,
+		ObservedGeneration: podutil.CalculatePodConditionObservedGeneration(status, pod.Generation, v1.DisruptionTarget),
+		Status:             v1.ConditionTrue,
+		Reason:             v1.PodReasonTerminationByKubelet,
+		Message:            message,
+	})
+}
+
+// PodIsEvicted reports whether a pod status is that of an evicted pod.
+func PodIsEvicted(podStatus v1.PodStatus) bool {
+	return podStatus.Phase == v1.PodFailed && podStatus.Reason == Reason
+}

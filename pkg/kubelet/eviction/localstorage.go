@@ -1,0 +1,186 @@
+package eviction
+
+import (
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	resourcehelper "k8s.io/component-helpers/resource"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+	kubelettypes "k8s.io/kubernetes/pkg/kubelet/types"
+)
+
+// Metric labels for evictions caused by local storage limits.
+const (
+	signalEmptyDirFsLimit           = "emptydirfs.limit"
+	signalEphemeralPodFsLimit       = "ephemeralpodfs.limit"
+	signalEphemeralContainerFsLimit = "ephemeralcontainerfs.limit"
+)
+
+// storageViolation is a pod that went over one of its local storage limits.
+type storageViolation struct {
+	pod *v1.Pod
+	// limit is the metric label naming the kind of limit.
+	limit string
+	// message is the eviction message.
+	message string
+}
+
+// localStorageOptions are the inputs of local storage checks besides pods.
+type localStorageOptions struct {
+	// dedicatedImageFs: writable layers are not on nodefs, so only logs
+	// count against a container's limit.
+	dedicatedImageFs bool
+	// memoryVolumesExempt: memory-backed emptyDirs are sized by the kernel
+	// (feature InPlacePodVerticalScalingMemoryBackedVolumes).
+	memoryVolumesExempt bool
+}
+
+// localStorageViolations returns, for every non-critical pod with stats,
+// the first local storage limit it exceeds, checking in this order: its
+// emptyDir size limits (in volume order), the pod's ephemeral-storage
+// limit, then its containers' ephemeral-storage limits (in stats order).
+func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStorageOptions) []storageViolation {
+	var out []storageViolation
+	for _, pod := range pods {
+		if pod == nil || kubelettypes.IsCriticalPod(pod) {
+			continue
+		}
+		s := stats.lookup(pod)
+		if s == nil {
+			continue
+		}
+		if v, ok := emptyDirViolation(pod, s, opts); ok {
+			out = append(out, v)
+		} else if v, ok := podLimitViolation(pod, s); ok {
+			out = append(out, v)
+		} else if v, ok := containerLimitViolation(pod, s, opts); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// emptyDirViolation finds the first emptyDir used beyond its size limit.
+func emptyDirViolation(pod *v1.Pod, s *statsapi.PodStats, opts localStorageOptions) (storageViolation, bool) {
+	for i := range pod.Spec.Volumes {
+		vol := &pod.Spec.Volumes[i]
+		ed := vol.EmptyDir
+		if ed == nil || ed.SizeLimit == nil || ed.SizeLimit.Sign() <= 0 {
+			continue
+		}
+		if opts.memoryVolumesExempt && ed.Medium == v1.StorageMediumMemory {
+			continue
+		}
+		vs := findVolumeStats(s, vol.Name)
+		if vs == nil || vs.UsedBytes == nil {
+			continue
+		}
+		if ed.SizeLimit.CmpInt64(u64(vs.UsedBytes)) < 0 {
+			return storageViolation{
+				pod:     pod,
+				limit:   signalEmptyDirFsLimit,
+				message: fmt.Sprintf("Usage of EmptyDir volume %q exceeds the limit %q. ", vol.Name, ed.SizeLimit.String()),
+			}, true
+		}
+	}
+	return storageViolation{}, false
+}
+
+// podLimitViolation checks the pod's total ephemeral storage against the
+// sum of its limits.
+func podLimitViolation(pod *v1.Pod, s *statsapi.PodStats) (storageViolation, bool) {
+	if !mentionsEphemeralLimit(pod) {
+		return storageViolation{}, false
+	}
+	limit, ok := resourcehelper.PodLimits(pod, resourcehelper.PodResourcesOptions{})[v1.ResourceEphemeralStorage]
+	if !ok {
+		return storageViolation{}, false
+	}
+	var used int64
+	if s.EphemeralStorage != nil {
+		used = u64(s.EphemeralStorage.UsedBytes)
+	}
+	if limit.CmpInt64(used) >= 0 {
+		return storageViolation{}, false
+	}
+	return storageViolation{
+		pod:     pod,
+		limit:   signalEphemeralPodFsLimit,
+		message: fmt.Sprintf("Pod ephemeral local storage usage exceeds the total limit of containers %s. ", limit.String()),
+	}, true
+}
+
+// mentionsEphemeralLimit is a cheap pre-check: a pod can only have an
+// ephemeral-storage limit if one of its containers or its pod-level
+// resources names one.
+func mentionsEphemeralLimit(pod *v1.Pod) bool {
+	has := func(l v1.ResourceList) bool { _, ok := l[v1.ResourceEphemeralStorage]; return ok }
+	for i := range pod.Spec.Containers {
+		if has(pod.Spec.Containers[i].Resources.Limits) {
+			return true
+		}
+	}
+	for i := range pod.Spec.InitContainers {
+		if has(pod.Spec.InitContainers[i].Resources.Limits) {
+			return true
+		}
+	}
+	return pod.Spec.Resources != nil && has(pod.Spec.Resources.Limits)
+}
+
+// containerLimitViolation finds the first container (regular or
+// restartable init) whose logs, plus its writable layer when that lives on
+// nodefs, exceed its ephemeral-storage limit.
+func containerLimitViolation(pod *v1.Pod, s *statsapi.PodStats, opts localStorageOptions) (storageViolation, bool) {
+	limits := containerEphemeralLimits(pod)
+	if len(limits) == 0 {
+		return storageViolation{}, false
+	}
+	for i := range s.Containers {
+		cs := &s.Containers[i]
+		limit, ok := limits[cs.Name]
+		if !ok {
+			continue
+		}
+		used, _ := fsUsage(cs.Logs)
+		if !opts.dedicatedImageFs {
+			root, _ := fsUsage(cs.Rootfs)
+			used = satAdd(used, root)
+		}
+		if limit.CmpInt64(used) < 0 {
+			return storageViolation{
+				pod:     pod,
+				limit:   signalEphemeralContainerFsLimit,
+				message: fmt.Sprintf("Container %s exceeded its local ephemeral storage limit %q. ", cs.Name, limit.String()),
+			}, true
+		}
+	}
+	return storageViolation{}, false
+}
+
+// containerEphemeralLimits maps container names to their non-zero
+// ephemeral-storage limits (regular and restartable init containers).
+func containerEphemeralLimits(pod *v1.Pod) map[string]resource.Quantity {
+	var out map[string]resource.Quantity
+	note := func(c *v1.Container) {
+		q, ok := c.Resources.Limits[v1.ResourceEphemeralStorage]
+		if !ok || q.IsZero() {
+			return
+		}
+		if out == nil {
+			out = map[string]resource.Quantity{}
+		}
+		out[c.Name] = q
+	}
+	for i := range pod.Spec.Containers {
+		note(&pod.Spec.Containers[i])
+	}
+	for i := range pod.Spec.InitContainers {
+		if podutil.IsRestartableInitContainer(&pod.Spec.InitContainers[i]) {
+			note(&pod.Spec.InitContainers[i])
+		}
+	}
+	return out
+}

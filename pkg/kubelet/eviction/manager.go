@@ -1,0 +1,173 @@
+package eviction
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/utils/clock"
+
+	"k8s.io/kubernetes/pkg/features"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
+	"k8s.io/kubernetes/pkg/kubelet/server/stats"
+)
+
+// managerImpl is the I/O shell around the decision core: it gathers
+// inputs, runs the core, and carries out what the core decided.
+type managerImpl struct {
+	clock           clock.WithTicker
+	config          Config
+	killPodFunc     KillPodFunc
+	imageGC         ImageGC
+	containerGC     ContainerGC
+	recorder        record.EventRecorder
+	summaryProvider stats.SummaryProvider
+	nodeRef         *v1.ObjectReference
+	// localStorageCapacityIsolation enables emptyDir and ephemeral-storage limits.
+	localStorageCapacityIsolation bool
+
+	// mu guards conditions, which admission and the pressure queries read.
+	mu         sync.RWMutex
+	conditions []v1.NodeConditionType
+
+	// syncMu serializes passes: the monitoring loop and memory notifiers
+	// may both trigger one. Everything below is owned by the pass.
+	syncMu sync.Mutex
+	// layout is the filesystem layout, known after the first successful pass.
+	layout *fsLayout
+	// rankingUnavailable is set when the layout is not supported (a split
+	// filesystem with KubeletSeparateDiskGC off): signals are still
+	// observed and conditions reported, but nothing is reclaimed or
+	// evicted for thresholds, as upstream behaves.
+	rankingUnavailable bool
+	// state is the decision core's state.
+	state decisionState
+	// thresholdNotifiers re-arm memory notifiers; notifiersArmedAt is when
+	// they were last re-armed.
+	thresholdNotifiers []ThresholdNotifier
+	notifiersArmedAt   time.Time
+}
+
+var _ Manager = &managerImpl{}
+var _ lifecycle.PodAdmitHandler = &managerImpl{}
+
+// NewManager returns an eviction manager and the admission handler that
+// rejects pods while the node is under pressure.
+func NewManager(
+	summaryProvider stats.SummaryProvider,
+	config Config,
+	killPodFunc KillPodFunc,
+	imageGC ImageGC,
+	containerGC ContainerGC,
+	recorder record.EventRecorder,
+	nodeRef *v1.ObjectReference,
+	clock clock.WithTicker,
+	localStorageCapacityIsolation bool,
+) (Manager, lifecycle.PodAdmitHandler) {
+	m := &managerImpl{
+		clock:                         clock,
+		config:                        config,
+		killPodFunc:                   killPodFunc,
+		imageGC:                       imageGC,
+		containerGC:                   containerGC,
+		recorder:                      recorder,
+		summaryProvider:               summaryProvider,
+		nodeRef:                       nodeRef,
+		localStorageCapacityIsolation: localStorageCapacityIsolation,
+		state:                         newDecisionState(len(config.Thresholds)),
+	}
+	return m, m
+}
+
+// Admit rejects pods that the node cannot safely start under its current
+// pressure conditions.
+func (m *managerImpl) Admit(ctx context.Context, attrs *lifecycle.PodAdmitAttributes) lifecycle.PodAdmitResult {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return admitUnderPressure(klog.FromContext(ctx), m.conditions, attrs.Pod,
+		utilfeature.DefaultFeatureGate.Enabled(features.TaintTolerationComparisonOperators))
+}
+
+// IsUnderMemoryPressure reports whether the node has the MemoryPressure condition.
+func (m *managerImpl) IsUnderMemoryPressure() bool { return m.hasCondition(v1.NodeMemoryPressure) }
+
+// IsUnderDiskPressure reports whether the node has the DiskPressure condition.
+func (m *managerImpl) IsUnderDiskPressure() bool { return m.hasCondition(v1.NodeDiskPressure) }
+
+// IsUnderPIDPressure reports whether the node has the PIDPressure condition.
+func (m *managerImpl) IsUnderPIDPressure() bool { return m.hasCondition(v1.NodePIDPressure) }
+
+func (m *managerImpl) hasCondition(c v1.NodeConditionType) bool {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	return hasNodeCondition(m.conditions, c)
+}
+
+// Start arms memory notifiers (when configured) and runs the monitoring
+// loop until ctx is done. After evicting, the loop waits for the evicted
+// pods to be cleaned up and then runs again at once; otherwise it waits
+// monitoringInterval.
+func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvider, podFunc ActivePodsFunc, podCleanedUpFunc PodCleanedUpFunc, monitoringInterval time.Duration) {
+	logger := klog.FromContext(ctx)
+	logger.Info("Eviction manager: starting control loop")
+	if m.config.KernelMemcgNotification || runtime.GOOS == "windows" {
+		m.startMemoryNotifiers(ctx, func(message string) {
+			logger.Info(message)
+			_, _ = m.synchronize(ctx, diskInfoProvider, podFunc)
+		})
+	}
+	go m.monitor(ctx, diskInfoProvider, podFunc, podCleanedUpFunc, monitoringInterval)
+}
+
+// startMemoryNotifiers creates one notifier per memory threshold.
+func (m *managerImpl) startMemoryNotifiers(ctx context.Context, handler func(string)) {
+	logger := klog.FromContext(ctx)
+	var notifiers []ThresholdNotifier
+	for _, t := range m.config.Thresholds {
+		if t.Signal != evictionapi.SignalMemoryAvailable && t.Signal != evictionapi.SignalAllocatableMemoryAvailable {
+			continue
+		}
+		n, err := NewMemoryThresholdNotifier(logger, t, m.config.PodCgroupRoot, &CgroupNotifierFactory{}, handler)
+		if err != nil {
+			logger.Info("Eviction manager: failed to create memory threshold notifier", "threshold", describeThreshold(t), "err", err)
+			continue
+		}
+		go n.Start(ctx)
+		notifiers = append(notifiers, n)
+	}
+	m.syncMu.Lock()
+	m.thresholdNotifiers = append(m.thresholdNotifiers, notifiers...)
+	m.syncMu.Unlock()
+}
+
+// monitor is the monitoring loop.
+func (m *managerImpl) monitor(ctx context.Context, diskInfoProvider DiskInfoProvider, podFunc ActivePodsFunc, podCleanedUpFunc PodCleanedUpFunc, interval time.Duration) {
+	logger := klog.FromContext(ctx)
+	for {
+		if ctx.Err() != nil {
+			logger.Info("Eviction manager: monitoring loop exiting", "err", ctx.Err())
+			return
+		}
+		evicted, err := m.synchronize(ctx, diskInfoProvider, podFunc)
+		if err == nil && evicted != nil {
+			logger.Info("Eviction manager: pods evicted, waiting for pod to be cleaned up", "pods", klog.KObjSlice(evicted))
+			m.waitForPodsCleanup(ctx, podCleanedUpFunc, evicted)
+			continue
+		}
+		if err != nil {
+			logger.Error(err, "Eviction manager: failed to synchronize")
+		}
+		select {
+		case <-ctx.Done():
+			logger.Info("Eviction manager: monitoring loop exiting", "err", ctx.Err())
+			return
+		case <-time.After(interval):
+		}
+	}
+}

@@ -1,0 +1,12 @@
+//go:build !linux
+
+package eviction
+
+import "k8s.io/klog/v2"
+
+// NewCgroupNotifier returns a notifier that never fires: cgroup threshold
+// notifications only exist on Linux.
+func NewCgroupNotifier(logger klog.Logger, path, attribute string, threshold int64) (CgroupNotifier, error) {
+	logger.V(5).Info("Cgroup threshold notifications are not available on this platform", "path", path, "attribute", attribute)
+	return noopCgroupNotifier{}, nil
+}

@@ -1,0 +1,102 @@
+package eviction
+
+import (
+	v1 "k8s.io/api/core/v1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// Resources the manager reclaims that are not v1 resource names of their own.
+const (
+	// resourceInodes counts inodes on a local filesystem.
+	resourceInodes v1.ResourceName = "inodes"
+	// resourcePids counts process IDs.
+	resourcePids v1.ResourceName = "pids"
+)
+
+// signalInfo is what the manager knows about one eviction signal.
+type signalInfo struct {
+	signal    evictionapi.Signal
+	resource  v1.ResourceName
+	condition v1.NodeConditionType
+}
+
+// signalTable lists every supported signal. Its order is the reclaim order
+// used when several thresholds are actionable in the same pass: upstream
+// puts memory signals first and otherwise leaves the order to map iteration;
+// evictkit fixes it to this table's order, which is one of upstream's
+// possible outcomes.
+var signalTable = [...]signalInfo{
+	{evictionapi.SignalMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure},
+	{evictionapi.SignalAllocatableMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure},
+	{evictionapi.SignalNodeFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},
+	{evictionapi.SignalNodeFsInodesFree, resourceInodes, v1.NodeDiskPressure},
+	{evictionapi.SignalImageFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},
+	{evictionapi.SignalImageFsInodesFree, resourceInodes, v1.NodeDiskPressure},
+	{evictionapi.SignalContainerFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},
+	{evictionapi.SignalContainerFsInodesFree, resourceInodes, v1.NodeDiskPressure},
+	{evictionapi.SignalPIDAvailable, resourcePids, v1.NodePIDPressure},
+}
+
+// numSignals is the number of supported signals.
+const numSignals = len(signalTable)
+
+// signalID is a signal's position in signalTable.
+type signalID int
+
+// signalIDs maps a signal name to its position in signalTable.
+var signalIDs = func() map[evictionapi.Signal]signalID {
+	ids := make(map[evictionapi.Signal]signalID, numSignals)
+	for i, info := range signalTable {
+		ids[info.signal] = signalID(i)
+	}
+	return ids
+}()
+
+// lookupSignal returns the position of a signal in signalTable.
+func lookupSignal(signal evictionapi.Signal) (signalID, bool) {
+	id, ok := signalIDs[signal]
+	return id, ok
+}
+
+// validSignal reports whether the manager supports signal.
+func validSignal(signal evictionapi.Signal) bool {
+	_, ok := signalIDs[signal]
+	return ok
+}
+
+// signalResource returns the resource reclaimed for a signal, or "" when
+// the signal is unknown.
+func signalResource(signal evictionapi.Signal) v1.ResourceName {
+	if id, ok := lookupSignal(signal); ok {
+		return signalTable[id].resource
+	}
+	return ""
+}
+
+// isMemorySignal reports whether a signal measures memory.
+func isMemorySignal(signal evictionapi.Signal) bool {
+	return signal == evictionapi.SignalMemoryAvailable || signal == evictionapi.SignalAllocatableMemoryAvailable
+}
+
+// conditionOrder is the fixed order in which node conditions are reported.
+var conditionOrder = [...]v1.NodeConditionType{v1.NodeMemoryPressure, v1.NodeDiskPressure, v1.NodePIDPressure}
+
+// conditionIndex returns the position of a condition in conditionOrder.
+func conditionIndex(c v1.NodeConditionType) int {
+	for i, known := range conditionOrder {
+		if known == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// hasNodeCondition reports whether list contains c.
+func hasNodeCondition(list []v1.NodeConditionType, c v1.NodeConditionType) bool {
+	for _, have := range list {
+		if have == c {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,204 @@
+package eviction
+
+import (
+	"context"
+	"fmt"
+
+	v1 "k8s.io/api/core/v1"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/klog/v2"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+
+	"k8s.io/kubernetes/pkg/features"
+	"k8s.io/kubernetes/pkg/kubelet/metrics"
+)
+
+// synchronize runs one pass: observe, decide, act. It returns the pods it
+// evicted, or nil.
+func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfoProvider, podFunc ActivePodsFunc) ([]*v1.Pod, error) {
+	logger := klog.FromContext(ctx)
+	m.syncMu.Lock()
+	defer m.syncMu.Unlock()
+
+	if len(m.config.Thresholds) == 0 && !m.localStorageCapacityIsolation {
+		return nil, nil
+	}
+	logger.V(3).Info("Eviction manager: synchronize housekeeping")
+	if m.layout == nil {
+		if err := m.detectLayout(ctx, diskInfoProvider); err != nil {
+			return nil, err
+		}
+	}
+
+	pods := podFunc()
+	summary, err := m.summaryProvider.Get(ctx, true)
+	if err != nil {
+		logger.Error(err, "Eviction manager: failed to get summary stats")
+		return nil, nil
+	}
+	if summary == nil {
+		logger.Error(nil, "Eviction manager: summary provider returned no stats")
+		return nil, nil
+	}
+	m.rearmNotifiers(ctx, summary)
+
+	obs := observeSummary(summary)
+	logObservations(logger, "observations", obs)
+	stats := indexPodStats(summary)
+	d := decide(&decideInput{
+		thresholds:               m.config.Thresholds,
+		prev:                     &m.state,
+		obs:                      obs,
+		pods:                     pods,
+		stats:                    stats,
+		layout:                   *m.layout,
+		now:                      m.clock.Now(),
+		transition:               m.config.PressureTransitionPeriod,
+		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
+		localStorageIsolation:    m.localStorageCapacityIsolation,
+		gates: featureGates{
+			podLevelResources:   utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+			memoryBackedVolumes: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScalingMemoryBackedVolumes),
+		},
+	})
+	m.state = d.next
+	m.mu.Lock()
+	m.conditions = d.conditions
+	m.mu.Unlock()
+	if len(d.conditions) > 0 {
+		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
+	}
+
+	if len(d.storageVictims) > 0 {
+		return m.evictForLocalStorage(logger, d.storageVictims), nil
+	}
+	if d.target == nil {
+		logger.V(3).Info("Eviction manager: no resources are starved")
+		return nil, nil
+	}
+	return m.relieve(ctx, d.target, pods, obs), nil
+}
+
+// detectLayout asks once how the node's filesystems are laid out and
+// derives the containerfs thresholds from it.
+func (m *managerImpl) detectLayout(ctx context.Context, diskInfoProvider DiskInfoProvider) error {
+	logger := klog.FromContext(ctx)
+	imageFs, err := diskInfoProvider.HasDedicatedImageFs(ctx)
+	if err != nil {
+		logger.Error(err, "Eviction manager: failed to get HasDedicatedImageFs")
+		return fmt.Errorf("eviction manager: failed to get HasDedicatedImageFs: %w", err)
+	}
+	split, err := diskInfoProvider.HasDedicatedContainerFs(ctx)
+	if err != nil {
+		logger.Error(err, "Eviction manager: failed to check if we have separate container filesystem. Ignoring.")
+	}
+	m.layout = &fsLayout{dedicatedImageFs: imageFs, splitContainerFs: split}
+	logger.V(3).Info("FileSystem detection", "DedicatedImageFs", imageFs, "SplitImageFs", split)
+	if split && !utilfeature.DefaultFeatureGate.Enabled(features.KubeletSeparateDiskGC) {
+		m.rankingUnavailable = true
+		return fmt.Errorf("KubeletSeparateDiskGC is turned off but we still have a split filesystem")
+	}
+	thresholds, err := UpdateContainerFsThresholds(m.config.Thresholds, imageFs, split)
+	if err != nil {
+		logger.Error(err, "eviction manager: found conflicting containerfs eviction. Ignoring.")
+	}
+	m.config.Thresholds = thresholds
+	m.state = newDecisionState(len(thresholds))
+	return nil
+}
+
+// rearmNotifiers re-arms the memory notifiers from fresh stats, at most
+// once per notifierRefreshInterval.
+func (m *managerImpl) rearmNotifiers(ctx context.Context, summary *statsapi.Summary) {
+	if m.clock.Since(m.notifiersArmedAt) <= notifierRefreshInterval {
+		return
+	}
+	m.notifiersArmedAt = m.clock.Now()
+	for _, n := range m.thresholdNotifiers {
+		if err := n.UpdateThreshold(ctx, summary); err != nil {
+			klog.FromContext(ctx).Info("Eviction manager: failed to update notifier", "notifier", n.Description(), "err", err)
+		}
+	}
+}
+
+// evictForLocalStorage evicts every pod over a local storage limit.
+func (m *managerImpl) evictForLocalStorage(logger klog.Logger, violations []storageViolation) []*v1.Pod {
+	var evicted []*v1.Pod
+	for _, v := range violations {
+		if m.evictPod(logger, v.pod, hardEvictionGracePeriodSeconds, v.message, nil, false) {
+			metrics.Evictions.WithLabelValues(v.limit).Inc()
+			evicted = append(evicted, v.pod)
+		}
+	}
+	return evicted
+}
+
+// relieve tries node-level reclaim for the target and, when that is not
+// enough, evicts the chosen victims.
+func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods []*v1.Pod, obs *signalObservations) []*v1.Pod {
+	logger := klog.FromContext(ctx)
+	logger.Info("Eviction manager: attempting to reclaim", "resourceName", target.resource)
+	m.recorder.Eventf(m.nodeRef, v1.EventTypeWarning, "EvictionThresholdMet", "Attempting to reclaim %s", target.resource)
+
+	if !m.rankingUnavailable && m.reclaimNodeLevel(ctx, target) {
+		logger.Info("Eviction manager: able to reduce resource pressure without evicting pods.", "resourceName", target.resource)
+		return nil
+	}
+	logger.Info("Eviction manager: must evict pod(s) to reclaim", "resourceName", target.resource)
+	if m.rankingUnavailable {
+		logger.Error(nil, "Eviction manager: no ranking function for signal", "threshold", target.threshold.Signal)
+		return nil
+	}
+	if len(pods) == 0 {
+		logger.Error(nil, "Eviction manager: eviction thresholds have been met, but no pods are active to evict")
+		return nil
+	}
+	logRanking(logger, target)
+	for _, t := range target.actionable {
+		if ob, ok := obs.get(t.Signal); ok && !ob.time.IsZero() {
+			metrics.EvictionStatsAge.WithLabelValues(string(t.Signal)).Observe(metrics.SinceInSeconds(ob.time))
+		}
+	}
+	var evicted []*v1.Pod
+	for _, v := range target.victims {
+		if m.evictPod(logger, v.pod, v.gracePeriodSeconds, v.message, v.annotations, true) {
+			metrics.Evictions.WithLabelValues(string(target.threshold.Signal)).Inc()
+			evicted = append(evicted, v.pod)
+		}
+	}
+	if len(evicted) == 0 {
+		logger.Info("Eviction manager: unable to evict any pods from the node")
+		return nil
+	}
+	return evicted
+}
+
+// reclaimNodeLevel runs the target's node-level reclaim steps and reports
+// whether fresh stats show every threshold relieved past its minimum
+// reclaim.
+func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarget) bool {
+	if len(target.steps) == 0 {
+		return false
+	}
+	logger := klog.FromContext(ctx)
+	for _, step := range target.steps {
+		var err error
+		switch step {
+		case reclaimContainers:
+			err = m.containerGC.DeleteAllUnusedContainers(ctx)
+		case reclaimImages:
+			err = m.imageGC.DeleteUnusedImages(ctx)
+		}
+		if err != nil {
+			logger.Info("Eviction manager: unexpected error when attempting to reduce resource pressure", "resourceName", target.resource, "step", step.String(), "err", err)
+		}
+	}
+	summary, err := m.summaryProvider.Get(ctx, true)
+	if err != nil || summary == nil {
+		logger.Error(err, "Eviction manager: failed to get summary stats after resource reclaim")
+		return false
+	}
+	obs := observeSummary(summary)
+	logObservations(logger, "observations after resource reclaim", obs)
+	return reclaimSatisfied(m.config.Thresholds, obs)
+}
