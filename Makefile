@@ -12,21 +12,24 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help test vet fmt-check unit bench fuzz api-diff
+.PHONY: help test vet fmt-check unit bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
 	@echo
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
-		awk 'BEGIN {FS = ":.*## "}; {printf "  %-10s %s\n", $$1, $$2}'
+		awk 'BEGIN {FS = ":.*## "}; {printf "  %-15s %s\n", $$1, $$2}'
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
 
-test: ## The fast gate: go vet, gofmt check, go test (incl. fuzz seed corpora), api-diff
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds), api-diff, verify-patches, kubelet build + in-tree tests
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
 	@$(MAKE) api-diff
+	@$(MAKE) verify-patches
+	@$(MAKE) kubelet
+	@$(MAKE) check-kubelet
 	@echo "==> make test: all steps passed"
 
 vet: ## go vet ./...
@@ -71,3 +74,18 @@ fuzz: ## Run every Fuzz* target in pkg/kubelet/eviction for FUZZTIME each, one a
 		$(GO) test $(PKG) -run '^$$' -fuzz "^$$t\$$" -fuzztime '$(FUZZTIME)'; \
 	done; \
 	echo "==> make fuzz: all targets ran $(FUZZTIME) without a failure"
+
+upstream-tree: ## Materialize pristine upstream Kubernetes as a git repo in _output/upstream
+	@bash scripts/upstream-tree.sh
+
+patches: ## Regenerate the patch series in patches/ from the code
+	@bash scripts/patches.sh generate
+
+verify-patches: ## Fail unless patches/ is what make patches generates and applies with git am
+	@bash scripts/patches.sh verify
+
+kubelet: ## Build _output/bin/{kubelet,kubeadm,kubectl} (patched) and kubelet-upstream
+	@bash scripts/build-kubelet.sh all
+
+check-kubelet: ## Prove the built kubelet runs our package; upstream's tests pass in the patched tree
+	@bash scripts/check-kubelet.sh

@@ -165,9 +165,10 @@ func parseThresholdValue(s string) (v evictionapi.ThresholdValue, use bool, err 
 	return evictionapi.ThresholdValue{Quantity: &q}, true, nil
 }
 
-// parsePercent parses "12.5%" into 0.125.
+// parsePercent parses "12.5%" into 0.125. Like upstream, every trailing
+// "%" is dropped, so "10%%" reads as 10%; unlike upstream, NaN is an error.
 func parsePercent(s string) (float32, error) {
-	f, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 32)
+	f, err := strconv.ParseFloat(strings.TrimRight(s, "%"), 32)
 	if err != nil {
 		return 0, fmt.Errorf("not a percentage: %w", err)
 	}

@@ -415,6 +415,13 @@ type World struct {
 	// many pods it was handed in all.
 	LastVictim string
 	Kills      int
+	// CaptureStatus makes the kill function apply the manager's status
+	// update to a scratch status and describe it in LastStatus, with the
+	// grace period override in LastGrace (used when verifying, not when
+	// measuring).
+	CaptureStatus bool
+	LastStatus    string
+	LastGrace     string
 }
 
 // NewWorld generates a node with n pods.
@@ -562,6 +569,21 @@ func (w *World) GetCPUAndMemoryStats(ctx context.Context) (*statsapi.Summary, er
 func (w *World) Kill(pod *v1.Pod, isEvicted bool, gracePeriodOverride *int64, fn func(*v1.PodStatus)) error {
 	w.LastVictim = pod.Name
 	w.Kills++
+	if w.CaptureStatus {
+		w.LastGrace = "nil"
+		if gracePeriodOverride != nil {
+			w.LastGrace = fmt.Sprint(*gracePeriodOverride)
+		}
+		w.LastStatus = ""
+		if fn != nil {
+			var st v1.PodStatus
+			fn(&st)
+			w.LastStatus = fmt.Sprintf("phase=%s reason=%s message=%q", st.Phase, st.Reason, st.Message)
+			for _, c := range st.Conditions {
+				w.LastStatus += fmt.Sprintf(" condition={%s %s %s %q}", c.Type, c.Status, c.Reason, c.Message)
+			}
+		}
+	}
 	return nil
 }
 

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Proves that the built kubelet runs evictkit's eviction package and that
+# the patched tree still passes upstream's own tests around it:
+#   1. kubelet --version names the patch set;
+#   2. _output/bin/kubelet has symbols that only evictkit's package defines
+#      and none that only upstream's defines; kubelet-upstream the reverse;
+#   3. in the patched tree, our package's tests and upstream's tests of the
+#      packages that use it (nodeshutdown, preemption, and the eviction-
+#      related tests of pkg/kubelet) pass.
+# Run scripts/build-kubelet.sh first (make kubelet does).
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+
+root="$(repo_root)"
+bin="${root}/_output/bin"
+patched="${root}/_output/src/kubernetes-patched"
+pkg="k8s.io/kubernetes/pkg/kubelet/eviction"
+
+for b in kubelet kubelet-upstream; do
+	[[ -x "${bin}/${b}" ]] || die "${bin}/${b} does not exist" "run: make kubelet"
+done
+
+step "check-kubelet: version"
+patch_hash="$(cd "${root}/patches" && cat series $(cat series) | sha256sum | cut -c1-8)"
+want="Kubernetes ${K8S_VERSION}-evictkit.${patch_hash}"
+got="$("${bin}/kubelet" --version)"
+[[ "${got}" == "${want}" ]] || die "kubelet --version printed '${got}', want '${want}'" "rebuild: make kubelet"
+note "${got}"
+got="$("${bin}/kubelet-upstream" --version)"
+[[ "${got}" == "Kubernetes ${K8S_VERSION}" ]] || die "kubelet-upstream --version printed '${got}'"
+
+# Functions only one of the two packages defines (large enough not to be
+# inlined away).
+ours_only=("${pkg}.decide" "${pkg}.evaluate" "${pkg}.rankPods" "${pkg}.localStorageViolations" "${pkg}.(*managerImpl).relieve")
+upstream_only=("${pkg}.makeSignalObservations" "${pkg}.thresholdsMetGracePeriod" "${pkg}.(*managerImpl).localStorageEviction")
+
+# symbols BINARY: the text symbols of the eviction package in BINARY.
+symbols() { go tool nm "$1" | awk '$2 == "T" || $2 == "t" { print $3 }' | grep -F "${pkg}." | sort -u; }
+
+step "check-kubelet: symbols"
+ours_syms="$(symbols "${bin}/kubelet")"
+up_syms="$(symbols "${bin}/kubelet-upstream")"
+for s in "${ours_only[@]}"; do
+	grep -qxF "${s}" <<<"${ours_syms}" || die "kubelet lacks ${s}: it does not run evictkit's package"
+	! grep -qxF "${s}" <<<"${up_syms}" || die "kubelet-upstream has ${s}: it is not upstream's package"
+done
+for s in "${upstream_only[@]}"; do
+	! grep -qxF "${s}" <<<"${ours_syms}" || die "kubelet has upstream's ${s}: the patch did not replace the package"
+	grep -qxF "${s}" <<<"${up_syms}" || die "kubelet-upstream lacks upstream's ${s}"
+done
+note "kubelet: ${#ours_only[@]} evictkit-only functions present, ${#upstream_only[@]} upstream-only absent"
+
+step "check-kubelet: tests in the patched tree"
+[[ -d "${patched}" ]] || die "${patched} does not exist" "run: make kubelet"
+cd "${patched}"
+GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/eviction/... ./pkg/kubelet/nodeshutdown/... ./pkg/kubelet/preemption/...
+# pkg/kubelet's tests that exercise the eviction manager through the kubelet.
+GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/ -run "${KUBELET_TEST_RUN:-Evict|Admit|Pressure|TestHandlePod|TestRecordAdmissionRejection|TestSyncPodsSetStatusToFailed}"
+step "check-kubelet: OK"

@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# The evictkit patch series: generate it from the code, verify it, apply it.
+#
+#   scripts/patches.sh generate [OUTDIR]  write the series (default patches/)
+#   scripts/patches.sh verify             fail unless patches/ is exactly what
+#                                         generate writes and applies with git am
+#   scripts/patches.sh apply DIR          check out the patched tree into DIR
+#
+# Each patch is defined by scripts/patchset/NNNN-slug.sh (edits the
+# kubernetes tree, run from its top with EVICTKIT set) and NNNN-slug.msg
+# (the commit message). Commits use a fixed identity and date, and
+# format-patch runs with --zero-commit and --full-index, so the same code
+# always gives byte-identical patches.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+
+root="$(repo_root)"
+upstream="${root}/_output/upstream/kubernetes"
+patchset="${root}/scripts/patchset"
+patches="${root}/patches"
+base="evictkit-base"
+
+# Temporary worktrees and directories, removed on exit whatever happens.
+cleanup_worktrees=()
+cleanup_dirs=()
+cleanup() {
+	local d
+	for d in "${cleanup_worktrees[@]}"; do
+		git -C "${upstream}" worktree remove --force "${d}" 2>/dev/null || rm -rf "${d}"
+	done
+	[[ ${#cleanup_worktrees[@]} -eq 0 ]] || git -C "${upstream}" worktree prune
+	for d in "${cleanup_dirs[@]}"; do rm -rf "${d}"; done
+}
+trap cleanup EXIT
+
+ensure_upstream() {
+	bash "${root}/scripts/upstream-tree.sh" "${upstream}"
+}
+
+# fresh_worktree DIR: a detached checkout of the base commit at DIR.
+fresh_worktree() {
+	local dir="$1"
+	if [[ -e "${dir}" ]]; then
+		git -C "${upstream}" worktree remove --force "${dir}" 2>/dev/null || rm -rf "${dir}"
+	fi
+	git -C "${upstream}" worktree prune
+	git -C "${upstream}" worktree add -q --detach "${dir}" "${base}"
+}
+
+generate() {
+	local out="${1:-${patches}}"
+	ensure_upstream
+	local work
+	mkdir -p "${root}/_output"
+	work="$(mktemp -d "${root}/_output/patchgen.XXXXXX")"
+	cleanup_dirs+=("${work}")
+	cleanup_worktrees+=("${work}/tree")
+	fresh_worktree "${work}/tree"
+	local defs=("${patchset}"/[0-9][0-9][0-9][0-9]-*.sh)
+	[[ -e "${defs[0]}" ]] || die "no patch definitions in ${patchset}"
+	for def in "${defs[@]}"; do
+		local msg="${def%.sh}.msg"
+		[[ -f "${msg}" ]] || die "$(basename "${def}") has no commit message file $(basename "${msg}")"
+		step "patches: $(basename "${def%.sh}")"
+		(cd "${work}/tree" && EVICTKIT="${root}" bash "${def}") ||
+			die "patch definition $(basename "${def}") failed"
+		if git -C "${work}/tree" diff --cached --quiet; then
+			die "$(basename "${def}") changed nothing"
+		fi
+		git -C "${work}/tree" commit -q --no-verify -F "${msg}"
+	done
+	mkdir -p "${work}/out"
+	git -C "${work}/tree" format-patch -q --zero-commit --no-signature --full-index \
+		-o "${work}/out" "${base}..HEAD"
+	(cd "${work}/out" && ls -1 -- *.patch) >"${work}/out/series"
+	mkdir -p "${out}"
+	find "${out}" -maxdepth 1 \( -name '*.patch' -o -name series \) -delete
+	cp "${work}/out"/* "${out}/"
+	step "patches: wrote $(grep -c . "${out}/series") patch(es) to ${out#"${root}"/}"
+}
+
+# reset_checkout DIR: put an existing checkout back at the base commit.
+reset_checkout() {
+	local dir="$1"
+	[[ -e "${dir}/.git" ]] || return 1
+	git -C "${dir}" am --abort >/dev/null 2>&1 || true
+	git -C "${dir}" checkout -q -f --detach "${base}" 2>/dev/null || return 1
+	git -C "${dir}" clean -q -f -d -x 2>/dev/null
+}
+
+# apply_series DIR: DIR becomes the base commit with patches/ applied by git am.
+apply_series() {
+	local dir="$1"
+	[[ -f "${patches}/series" ]] || die "patches/series is missing" "run: make patches"
+	ensure_upstream
+	# Reuse the checkout (a stable path keeps the Go build cache warm); an
+	# interrupted earlier run may have left it unusable, then start over.
+	if ! reset_checkout "${dir}"; then
+		note "recreating ${dir#"${root}"/}"
+		fresh_worktree "${dir}"
+	fi
+	local p
+	while IFS= read -r p; do
+		[[ -n "${p}" ]] || continue
+		[[ -f "${patches}/${p}" ]] || die "patches/series names ${p}, which does not exist" "run: make patches"
+		if ! git -C "${dir}" am -q --keep-cr "${patches}/${p}" >/dev/null 2>"${dir}.am.log"; then
+			git -C "${dir}" am --abort >/dev/null 2>&1 || true
+			die "patch ${p} does not apply to ${K8S_VERSION} with git am ($(head -n 3 "${dir}.am.log" | tr '\n' ' '))" \
+				"regenerate the series with: make patches"
+		fi
+	done <"${patches}/series"
+	rm -f "${dir}.am.log"
+}
+
+verify() {
+	local work
+	mkdir -p "${root}/_output"
+	work="$(mktemp -d "${root}/_output/patchverify.XXXXXX")"
+	cleanup_dirs+=("${work}")
+	cleanup_worktrees+=("${work}/applied")
+	step "verify-patches: regenerating the series from the code"
+	generate "${work}/expected" 2>/dev/null
+	local drift
+	drift="$(diff -r -q --exclude=README.md "${work}/expected" "${patches}" 2>&1 || true)"
+	if [[ -n "${drift}" ]]; then
+		printf '%s\n' "${drift}" | sed "s#${work}/expected#<generated>#; s#${root}/##" >&2
+		diff -r -u --exclude=README.md "${work}/expected" "${patches}" | head -n 40 >&2 || true
+		die "patches/ is not what make patches generates from the code" "run: make patches, review and commit the result"
+	fi
+	step "verify-patches: applying the series to ${K8S_VERSION} with git am"
+	apply_series "${work}/applied"
+	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, apply cleanly)"
+}
+
+case "${1:-}" in
+generate) shift; generate "$@" ;;
+verify) verify ;;
+apply)
+	[[ $# -eq 2 ]] || die "usage: $0 apply DIR"
+	apply_series "$2"
+	;;
+*) die "usage: $0 generate [OUTDIR] | verify | apply DIR" ;;
+esac
