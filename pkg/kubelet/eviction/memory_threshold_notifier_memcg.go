@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
-	"k8s.io/kubernetes/pkg/kubelet/cm"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
@@ -68,18 +67,6 @@ func newMemcgThresholdNotifier(threshold evictionapi.Threshold, cgroupDir string
 		handler:   handler,
 		events:    make(chan struct{}),
 	}
-}
-
-// memoryControllerMount returns where the memory cgroup controller is mounted.
-func memoryControllerMount() (string, error) {
-	subsystems, err := cm.GetCgroupSubsystems()
-	if err != nil {
-		return "", fmt.Errorf("listing cgroup mounts: %w", err)
-	}
-	if subsystems == nil || subsystems.MountPoints["memory"] == "" {
-		return "", errors.New("memory cgroup mount point not found")
-	}
-	return subsystems.MountPoints["memory"], nil
 }
 
 // UpdateThreshold replaces the armed cgroup notifier by one set at the

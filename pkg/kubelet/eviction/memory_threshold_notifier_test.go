@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
-	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
-	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
 // stubMemcgNotifier is a CgroupNotifier that records how it was made and

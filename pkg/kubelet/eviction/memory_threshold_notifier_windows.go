@@ -4,11 +4,11 @@ package eviction
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"k8s.io/klog/v2"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 	"k8s.io/kubernetes/pkg/kubelet/winstats"
 )
@@ -44,7 +44,7 @@ func (m *commitThresholdNotifier) Start(ctx context.Context) {
 			return
 		case <-ticker.C:
 			if m.met(logger) {
-				m.handler(fmt.Sprintf("eviction manager: %s crossed", description))
+				m.handler("eviction manager: " + description + " crossed")
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/opencontainers/cgroups"
 	"golang.org/x/sys/unix"
 	"k8s.io/klog/v2"
+	"k8s.io/kubernetes/pkg/kubelet/cm"
 )
 
 // memcgControlFile is the cgroup v1 file through which a process asks the
@@ -63,7 +64,25 @@ func NewCgroupNotifier(logger klog.Logger, path, attribute string, threshold int
 		logger.V(5).Info("Cgroup v2 has no memory threshold notifications, using a disabled notifier", "path", path, "attribute", attribute)
 		return noopCgroupNotifier{}, nil
 	}
-	return registerMemcgThreshold(path, attribute, threshold)
+	n, err := registerMemcgThreshold(path, attribute, threshold)
+	if err != nil {
+		// Not n: a nil *memcgNotifier would make a non-nil interface.
+		return nil, err
+	}
+	return n, nil
+}
+
+// memoryControllerMount returns where the memory cgroup controller is mounted:
+// its own hierarchy on cgroup v1, the unified hierarchy on cgroup v2.
+func memoryControllerMount() (string, error) {
+	subsystems, err := cm.GetCgroupSubsystems()
+	if err != nil {
+		return "", fmt.Errorf("listing cgroup mounts: %w", err)
+	}
+	if subsystems == nil || subsystems.MountPoints["memory"] == "" {
+		return "", errors.New("memory cgroup mount point not found")
+	}
+	return subsystems.MountPoints["memory"], nil
 }
 
 // registerMemcgThreshold does the cgroup v1 registration. The watched file and

@@ -97,6 +97,17 @@ func TestParseThresholdConfig(t *testing.T) {
 			},
 		},
 		{
+			// A zero grace period makes a soft threshold hard, as upstream.
+			name:  "pods enforcement copies a soft memory threshold with zero grace",
+			alloc: []string{"pods"},
+			soft:  kv{"memory.available": "200Mi"},
+			grace: kv{"memory.available": "0s"},
+			want: []string{
+				"memory.available LessThan 200Mi grace=0s reclaim=-",
+				"allocatableMemory.available LessThan 200Mi grace=0s reclaim=-",
+			},
+		},
+		{
 			name:  "other enforcement keys copy nothing",
 			alloc: []string{"system-reserved", "kube-reserved"},
 			hard:  kv{"memory.available": "100Mi"},

@@ -6,6 +6,7 @@ package eviction
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -329,9 +330,9 @@ func minReclaim(t evictionapi.Threshold, value string) evictionapi.Threshold {
 
 // ob is one observation for observations().
 type ob struct {
-	signal               evictionapi.Signal
-	available, capacity  int64
-	at                   time.Time
+	signal              evictionapi.Signal
+	available, capacity int64
+	at                  time.Time
 }
 
 func observations(obs ...ob) *signalObservations {
@@ -351,7 +352,7 @@ func describeValue(v evictionapi.ThresholdValue) string {
 	if v.Quantity != nil {
 		return v.Quantity.String()
 	}
-	return fmt.Sprintf("%g%%", v.Percentage*100)
+	return strconv.FormatFloat(float64(v.Percentage)*100, 'g', 6, 64) + "%"
 }
 
 func describeValuePtr(v *evictionapi.ThresholdValue) string {
@@ -369,8 +370,8 @@ func describeAll(ts []evictionapi.Threshold) []string {
 	return out
 }
 
-// podNames lists pod names in order.
-func podNames(pods []*v1.Pod) []string {
+// namesOf lists pod names in order.
+func namesOf(pods []*v1.Pod) []string {
 	out := make([]string, 0, len(pods))
 	for _, p := range pods {
 		out = append(out, p.Name)
