@@ -2,6 +2,7 @@ package eviction
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -48,7 +49,7 @@ func (p *fakeSummaryProvider) Get(_ context.Context, _ bool) (*statsapi.Summary,
 	if p.next != nil && p.getCalls > p.switchAfter {
 		p.summary, p.next = p.next, nil
 	}
-	return p.summary.DeepCopy(), nil
+	return fakeCopySummary(p.summary), nil
 }
 
 func (p *fakeSummaryProvider) GetCPUAndMemoryStats(_ context.Context) (*statsapi.Summary, error) {
@@ -58,7 +59,24 @@ func (p *fakeSummaryProvider) GetCPUAndMemoryStats(_ context.Context) (*statsapi
 	if p.err != nil {
 		return nil, p.err
 	}
-	return p.summary.DeepCopy(), nil
+	return fakeCopySummary(p.summary), nil
+}
+
+// fakeCopySummary deep-copies a summary through JSON (stats times keep
+// whole-second precision, which is all the tests use).
+func fakeCopySummary(s *statsapi.Summary) *statsapi.Summary {
+	if s == nil {
+		return nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	out := &statsapi.Summary{}
+	if err := json.Unmarshal(b, out); err != nil {
+		panic(err)
+	}
+	return out
 }
 
 func (p *fakeSummaryProvider) set(s *statsapi.Summary) {
