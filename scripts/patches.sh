@@ -97,7 +97,7 @@ apply_series() {
 	# Reuse the checkout (a stable path keeps the Go build cache warm); an
 	# interrupted earlier run may have left it unusable, then start over.
 	if ! reset_checkout "${dir}"; then
-		note "recreating ${dir#"${root}"/}"
+		note "checking out ${base} in ${dir#"${root}"/}"
 		fresh_worktree "${dir}"
 	fi
 	local p

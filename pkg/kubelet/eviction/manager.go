@@ -21,16 +21,22 @@ import (
 // managerImpl is the I/O shell around the decision core: it gathers
 // inputs, runs the core, and carries out what the core decided.
 type managerImpl struct {
-	clock           clock.WithTicker
-	config          Config
-	killPodFunc     KillPodFunc
-	imageGC         ImageGC
-	containerGC     ContainerGC
-	recorder        record.EventRecorder
-	summaryProvider stats.SummaryProvider
-	nodeRef         *v1.ObjectReference
-	// localStorageCapacityIsolation enables emptyDir and ephemeral-storage limits.
+	// What the manager enforces: its configuration (thresholds become
+	// layout-specific after the first pass) and whether local storage
+	// limits (emptyDir sizeLimit, ephemeral-storage) are enforced.
+	config                        Config
 	localStorageCapacityIsolation bool
+
+	// Where inputs come from.
+	summaryProvider stats.SummaryProvider
+	clock           clock.WithTicker
+
+	// How decisions are carried out and reported.
+	killPodFunc KillPodFunc
+	containerGC ContainerGC
+	imageGC     ImageGC
+	recorder    record.EventRecorder
+	nodeRef     *v1.ObjectReference
 
 	// mu guards conditions, which admission and the pressure queries read.
 	mu         sync.RWMutex
@@ -59,29 +65,14 @@ var _ lifecycle.PodAdmitHandler = &managerImpl{}
 
 // NewManager returns an eviction manager and the admission handler that
 // rejects pods while the node is under pressure.
-func NewManager(
-	summaryProvider stats.SummaryProvider,
-	config Config,
-	killPodFunc KillPodFunc,
-	imageGC ImageGC,
-	containerGC ContainerGC,
-	recorder record.EventRecorder,
-	nodeRef *v1.ObjectReference,
-	clock clock.WithTicker,
-	localStorageCapacityIsolation bool,
-) (Manager, lifecycle.PodAdmitHandler) {
-	m := &managerImpl{
-		clock:                         clock,
-		config:                        config,
-		killPodFunc:                   killPodFunc,
-		imageGC:                       imageGC,
-		containerGC:                   containerGC,
-		recorder:                      recorder,
-		summaryProvider:               summaryProvider,
-		nodeRef:                       nodeRef,
-		localStorageCapacityIsolation: localStorageCapacityIsolation,
-		state:                         newDecisionState(len(config.Thresholds)),
-	}
+func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFunc KillPodFunc, imageGC ImageGC, containerGC ContainerGC, recorder record.EventRecorder, nodeRef *v1.ObjectReference, clock clock.WithTicker, localStorageCapacityIsolation bool) (Manager, lifecycle.PodAdmitHandler) {
+	m := &managerImpl{config: config, state: newDecisionState(len(config.Thresholds))}
+	m.localStorageCapacityIsolation = localStorageCapacityIsolation
+	// Inputs.
+	m.summaryProvider, m.clock = summaryProvider, clock
+	// Actions on the node and the API.
+	m.killPodFunc, m.imageGC, m.containerGC = killPodFunc, imageGC, containerGC
+	m.recorder, m.nodeRef = recorder, nodeRef
 	return m, m
 }
 
@@ -146,28 +137,25 @@ func (m *managerImpl) startMemoryNotifiers(ctx context.Context, handler func(str
 	m.syncMu.Unlock()
 }
 
-// monitor is the monitoring loop.
+// monitor is the monitoring loop: a pass, then either the cleanup wait
+// (after an eviction) or the monitoring interval, until ctx is done.
 func (m *managerImpl) monitor(ctx context.Context, diskInfoProvider DiskInfoProvider, podFunc ActivePodsFunc, podCleanedUpFunc PodCleanedUpFunc, interval time.Duration) {
 	logger := klog.FromContext(ctx)
-	for {
-		if ctx.Err() != nil {
-			logger.Info("Eviction manager: monitoring loop exiting", "err", ctx.Err())
-			return
-		}
-		evicted, err := m.synchronize(ctx, diskInfoProvider, podFunc)
-		if err == nil && evicted != nil {
+	defer func() { logger.Info("Eviction manager: monitoring loop exiting", "err", ctx.Err()) }()
+	for ctx.Err() == nil {
+		switch evicted, err := m.synchronize(ctx, diskInfoProvider, podFunc); {
+		case err != nil:
+			logger.Error(err, "Eviction manager: failed to synchronize")
+		case evicted != nil:
 			logger.Info("Eviction manager: pods evicted, waiting for pod to be cleaned up", "pods", klog.KObjSlice(evicted))
 			m.waitForPodsCleanup(ctx, podCleanedUpFunc, evicted)
 			continue
 		}
-		if err != nil {
-			logger.Error(err, "Eviction manager: failed to synchronize")
-		}
+		timer := time.NewTimer(interval)
 		select {
 		case <-ctx.Done():
-			logger.Info("Eviction manager: monitoring loop exiting", "err", ctx.Err())
-			return
-		case <-time.After(interval):
+		case <-timer.C:
 		}
+		timer.Stop()
 	}
 }
