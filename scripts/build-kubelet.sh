@@ -24,8 +24,7 @@ require_cmd go "Go 1.26 is expected at /usr/local/go/bin"
 require_cmd gcc "apt-get install gcc (the kubelet links with cgo)"
 [[ -f "${root}/patches/series" ]] || die "patches/series is missing" "run: make patches"
 
-patch_hash="$(cd "${root}/patches" && cat series $(cat series) | sha256sum | cut -c1-8)"
-evictkit_version="${K8S_VERSION}-evictkit.${patch_hash}"
+evictkit_version="$(evictkit_kubelet_version "${root}")"
 
 # ldflags VERSION TREE: upstream's version stamping, with a fixed build date
 # (the tree's commit date) so builds are reproducible.

@@ -22,8 +22,7 @@ for b in kubelet kubelet-upstream; do
 done
 
 step "check-kubelet: version"
-patch_hash="$(cd "${root}/patches" && cat series $(cat series) | sha256sum | cut -c1-8)"
-want="Kubernetes ${K8S_VERSION}-evictkit.${patch_hash}"
+want="Kubernetes $(evictkit_kubelet_version "${root}")"
 got="$("${bin}/kubelet" --version)"
 [[ "${got}" == "${want}" ]] || die "kubelet --version printed '${got}', want '${want}'" "rebuild: make kubelet"
 note "${got}"

@@ -34,6 +34,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# new_scratch NAME: sets work to a new directory under _output that is
+# removed on exit, together with the worktree at work/NAME.
+new_scratch() {
+	mkdir -p "${root}/_output"
+	work="$(mktemp -d "${root}/_output/patches-scratch.XXXXXX")"
+	cleanup_dirs+=("${work}")
+	cleanup_worktrees+=("${work}/$1")
+}
+
 ensure_upstream() {
 	bash "${root}/scripts/upstream-tree.sh" "${upstream}"
 }
@@ -52,10 +61,7 @@ generate() {
 	local out="${1:-${patches}}"
 	ensure_upstream
 	local work
-	mkdir -p "${root}/_output"
-	work="$(mktemp -d "${root}/_output/patchgen.XXXXXX")"
-	cleanup_dirs+=("${work}")
-	cleanup_worktrees+=("${work}/tree")
+	new_scratch tree
 	fresh_worktree "${work}/tree"
 	local defs=("${patchset}"/[0-9][0-9][0-9][0-9]-*.sh)
 	[[ -e "${defs[0]}" ]] || die "no patch definitions in ${patchset}"
@@ -115,10 +121,7 @@ apply_series() {
 
 verify() {
 	local work
-	mkdir -p "${root}/_output"
-	work="$(mktemp -d "${root}/_output/patchverify.XXXXXX")"
-	cleanup_dirs+=("${work}")
-	cleanup_worktrees+=("${work}/applied")
+	new_scratch applied
 	step "verify-patches: regenerating the series from the code"
 	generate "${work}/expected" 2>/dev/null
 	local drift
