@@ -12,7 +12,8 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help test vet fmt-check unit bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet
+.PHONY: help test vet fmt-check unit bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet \
+	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -89,3 +90,30 @@ kubelet: ## Build _output/bin/{kubelet,kubeadm,kubectl} (patched) and kubelet-up
 
 check-kubelet: ## Prove the built kubelet runs our package; upstream's tests pass in the patched tree
 	@bash scripts/check-kubelet.sh
+
+host-deps: ## Install the Debian packages the cluster build needs (only what is missing)
+	@bash scripts/host-deps.sh
+
+components: host-deps ## Build containerd, runc, dockerd, crictl, CNI, etcd, coredns, control plane, kind into _output/bin
+	@bash scripts/build-components.sh
+
+engine-up: components ## Start the project's own Docker engine (if not running)
+	@bash scripts/engine.sh up
+
+engine-down: ## Stop the project's Docker engine if the project started it
+	@bash scripts/engine.sh down
+
+node-image: kubelet components engine-up ## Build the kind node image (skipped when its inputs did not change)
+	@bash scripts/node-image.sh >/dev/null
+
+cluster: node-image ## Bring up kind-config.yaml's cluster (KUBECONFIG=_output/kubeconfig); idempotent
+	@bash scripts/cluster.sh up
+
+cluster-down: ## Delete the cluster, its dedicated filesystems, and stop the engine; idempotent
+	@bash scripts/cluster.sh down
+
+cluster-logs: ## Export the cluster's logs to _output/logs
+	@bash scripts/cluster.sh logs
+
+cluster-smoke: node-image ## CI gate: a one-node cluster from the node image reaches Ready and passes the network check, then is removed
+	@bash scripts/cluster-smoke.sh

@@ -1,0 +1,141 @@
+package kindcluster
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Kubelets a node can run (see images/node/files/usr/local/bin/evictkit-kubelet).
+const (
+	KubeletEvictkit = "evictkit"
+	KubeletUpstream = "upstream"
+)
+
+func newClient(kubeconfig string) (kubernetes.Interface, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, fmt.Errorf("loading %s: %w", kubeconfig, err)
+	}
+	cfg.UserAgent = "evictkit-cluster"
+	return kubernetes.NewForConfig(cfg)
+}
+
+func nodeReady(n *corev1.Node) (bool, time.Time) {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
+		}
+	}
+	return false, time.Time{}
+}
+
+// kubeletFlavor says which kubelet a node reports from its version string.
+func kubeletFlavor(version string) string {
+	if strings.Contains(version, "-evictkit.") {
+		return KubeletEvictkit
+	}
+	return KubeletUpstream
+}
+
+// waitNodesReady waits until want nodes exist, all Ready on the evictkit
+// kubelet, then prints them.
+func waitNodesReady(ctx context.Context, p progress, c kubernetes.Interface, want int, timeout time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		var waiting []string
+		for i := range nodes.Items {
+			n := &nodes.Items[i]
+			if ready, _ := nodeReady(n); !ready {
+				waiting = append(waiting, n.Name+" not Ready")
+			} else if f := kubeletFlavor(n.Status.NodeInfo.KubeletVersion); f != KubeletEvictkit {
+				waiting = append(waiting, fmt.Sprintf("%s runs kubelet %s", n.Name, n.Status.NodeInfo.KubeletVersion))
+			}
+		}
+		if len(nodes.Items) < want {
+			waiting = append(waiting, fmt.Sprintf("%d of %d nodes registered", len(nodes.Items), want))
+		}
+		last = strings.Join(waiting, "; ")
+		return len(waiting) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("nodes not Ready within %s: %s", timeout, last)
+	}
+	nodes, err := c.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	sort.Slice(nodes.Items, func(i, j int) bool { return nodes.Items[i].Name < nodes.Items[j].Name })
+	for _, n := range nodes.Items {
+		p.note("%-26s Ready  kubelet %s  pod CIDR %s", n.Name, n.Status.NodeInfo.KubeletVersion, n.Spec.PodCIDR)
+	}
+	return nil
+}
+
+// SwitchKubelet makes node run the given kubelet (KubeletEvictkit or
+// KubeletUpstream): it switches the node's /usr/bin/kubelet, restarts the
+// kubelet with the same configuration and waits until the node reports the
+// new kubelet's version and a Ready heartbeat from after the restart.
+func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
+	if which != KubeletEvictkit && which != KubeletUpstream {
+		return fmt.Errorf("kubelet %q: want %s or %s", which, KubeletEvictkit, KubeletUpstream)
+	}
+	s, err := newSession(o)
+	if err != nil {
+		return err
+	}
+	nodes, err := s.provider.ListNodes(s.cfg.Name)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, n := range nodes {
+		names = append(names, n.String())
+		if n.String() != node {
+			continue
+		}
+		c, err := newClient(s.opts.Kubeconfig)
+		if err != nil {
+			return err
+		}
+		return s.progress.step(fmt.Sprintf("node %s: kubelet %s", node, which), func() error {
+			switched := time.Now()
+			var out strings.Builder
+			if err := n.Command("evictkit-kubelet", which).SetStdout(&out).SetStderr(&out).Run(); err != nil {
+				return fmt.Errorf("evictkit-kubelet %s: %w: %s", which, err, out.String())
+			}
+			var last string
+			err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+				got, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+				if err != nil {
+					last = err.Error()
+					return false, nil
+				}
+				ready, heartbeat := nodeReady(got)
+				version := got.Status.NodeInfo.KubeletVersion
+				last = fmt.Sprintf("ready=%v heartbeat=%s kubelet=%s", ready, heartbeat.Format(time.RFC3339), version)
+				// Heartbeats have a one-second resolution.
+				return ready && kubeletFlavor(version) == which && !heartbeat.Before(switched.Truncate(time.Second)), nil
+			})
+			if err != nil {
+				return fmt.Errorf("node %s not Ready on the %s kubelet within 2m: %s", node, which, last)
+			}
+			s.progress.note("%s", strings.TrimSpace(out.String()))
+			return nil
+		})
+	}
+	return fmt.Errorf("cluster %s has no node %q (nodes: %s)", s.cfg.Name, node, strings.Join(names, ", "))
+}

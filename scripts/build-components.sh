@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Builds every other component of the kind cluster from source, offline, from
+# the Go module proxy, at the versions pinned in scripts/versions.sh:
+#   host engine   dockerd, docker-proxy (moby), containerd, containerd-shim-runc-v2,
+#                 ctr, runc
+#   node          the same containerd/runc, crictl, CNI plugins (cni/), pause
+#   control plane kube-apiserver, kube-controller-manager, kube-scheduler,
+#                 kube-proxy (pristine upstream tree), etcd, coredns
+#   tools         kind
+# into _output/bin. A binary is rebuilt only when what it is built from
+# changes (a stamp file next to it records module, version and flags).
+#
+# Usage: scripts/build-components.sh [NAME...]   (default: all)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/kube-build.sh"
+
+root="$(repo_root)"
+bin="${root}/_output/bin"
+stamps="${bin}/.stamps"
+work="${root}/_output/build/components"
+mkdir -p "${bin}/cni" "${stamps}" "${work}"
+
+require_cmd go "Go 1.26 is expected at /usr/local/go/bin"
+require_cmd gcc "apt-get install gcc (containerd and runc link with cgo)"
+
+# fresh OUT STAMP: true when OUT exists and was built from STAMP.
+fresh() {
+	[[ -x "$1" && -f "${stamps}/${1#"${bin}"/}" ]] && [[ "$(cat "${stamps}/${1#"${bin}"/}")" == "$2" ]]
+}
+mark() {
+	mkdir -p "$(dirname "${stamps}/${1#"${bin}"/}")"
+	printf '%s' "$2" >"${stamps}/${1#"${bin}"/}"
+}
+
+# gomod_build OUT MODULE@VERSION PACKAGE [TAGS] [CGO_ENABLED] [LDFLAGS]
+# Builds PACKAGE with MODULE at VERSION as a dependency of a throw-away main
+# module, so the module's own requirements are used as published (its
+# replace directives, which point into its source repository, do not apply).
+gomod_build() {
+	local out="$1" modver="$2" pkg="$3" tags="${4:-}" cgo="${5:-0}" ldflags="${6:-}"
+	local stamp="${modver} ${pkg} tags=${tags} cgo=${cgo} ldflags=${ldflags} $(go env GOVERSION)"
+	if fresh "${out}" "${stamp}"; then
+		note "$(basename "${out}"): up to date (${modver})"
+		return
+	fi
+	local name dir start=${SECONDS}
+	name="$(basename "${out}")"
+	dir="${work}/${name}"
+	step "build: ${name} from ${modver}"
+	rm -rf "${dir}" && mkdir -p "${dir}"
+	(
+		cd "${dir}"
+		go mod init "evictkit.invalid/build/${name}" >/dev/null 2>&1
+		GOFLAGS=-mod=mod go get "${modver}" >/dev/null 2>&1 || GOFLAGS=-mod=mod go get "${modver}"
+		CGO_ENABLED="${cgo}" GOFLAGS=-mod=mod go build -trimpath -tags "${tags}" \
+			-ldflags "-s -w ${ldflags}" -o "${out}" "${pkg}"
+	) || die "building ${pkg} (${modver}) failed" "see the compiler output above"
+	mark "${out}" "${stamp}"
+	note "${name} built in $((SECONDS - start)) s"
+}
+
+# kube_component OUT PKG: a command of the pristine upstream tree.
+kube_component() {
+	local out="$1" pkg="$2" tree stamp
+	tree="$(pristine_tree "${root}")"
+	stamp="${K8S_VERSION} $(git -C "${tree}" rev-parse HEAD) ${pkg} $(go env GOVERSION)"
+	if fresh "${out}" "${stamp}"; then
+		note "$(basename "${out}"): up to date (${K8S_VERSION})"
+		return
+	fi
+	kube_build "${tree}" "${K8S_VERSION}" "${out}" "${pkg}" 0
+	mark "${out}" "${stamp}"
+}
+
+containerd_ldflags="-X github.com/containerd/containerd/v2/version.Version=${CONTAINERD_VERSION} -X github.com/containerd/containerd/v2/version.Revision=evictkit"
+moby_ldflags="-X github.com/moby/moby/v2/dockerversion.Version=${MOBY_VERSION#v} -X github.com/moby/moby/v2/dockerversion.GitCommit=evictkit"
+
+build_one() {
+	case "$1" in
+	kind) gomod_build "${bin}/kind" "sigs.k8s.io/kind@${KIND_VERSION}" sigs.k8s.io/kind ;;
+	containerd)
+		local m="github.com/containerd/containerd/v2@${CONTAINERD_VERSION}" t="no_aufs no_zfs no_btrfs no_devmapper"
+		gomod_build "${bin}/containerd" "${m}" github.com/containerd/containerd/v2/cmd/containerd "${t}" 1 "${containerd_ldflags}"
+		gomod_build "${bin}/containerd-shim-runc-v2" "${m}" github.com/containerd/containerd/v2/cmd/containerd-shim-runc-v2 "${t}" 0 "${containerd_ldflags}"
+		gomod_build "${bin}/ctr" "${m}" github.com/containerd/containerd/v2/cmd/ctr "${t}" 0 "${containerd_ldflags}"
+		;;
+	runc)
+		require_cmd pkg-config "apt-get install pkg-config libseccomp-dev (runc is built with seccomp)"
+		pkg-config --exists libseccomp || die "libseccomp-dev is not installed" "apt-get install libseccomp-dev"
+		gomod_build "${bin}/runc" "github.com/opencontainers/runc@${RUNC_VERSION}" github.com/opencontainers/runc \
+			"seccomp urfave_cli_no_docs" 1 "-X main.version=${RUNC_VERSION#v}"
+		;;
+	dockerd)
+		gomod_build "${bin}/dockerd" "github.com/moby/moby/v2@${MOBY_VERSION}" github.com/moby/moby/v2/cmd/dockerd "" 1 "${moby_ldflags}"
+		gomod_build "${bin}/docker-proxy" "github.com/moby/moby/v2@${MOBY_VERSION}" github.com/moby/moby/v2/cmd/docker-proxy "" 0
+		;;
+	crictl) gomod_build "${bin}/crictl" "sigs.k8s.io/cri-tools@${CRICTL_VERSION}" sigs.k8s.io/cri-tools/cmd/crictl "" 0 \
+		"-X sigs.k8s.io/cri-tools/pkg/version.Version=${CRICTL_VERSION}" ;;
+	cni)
+		local p
+		for p in ipam/host-local main/loopback main/ptp meta/portmap; do
+			gomod_build "${bin}/cni/$(basename "${p}")" "github.com/containernetworking/plugins@${CNI_PLUGINS_VERSION}" \
+				"github.com/containernetworking/plugins/plugins/${p}"
+		done
+		;;
+	etcd) gomod_build "${bin}/etcd" "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" go.etcd.io/etcd/server/v3 ;;
+	coredns) gomod_build "${bin}/coredns" "github.com/coredns/coredns@${COREDNS_VERSION}" github.com/coredns/coredns ;;
+	pause)
+		local stamp
+		stamp="$(sha256sum "${root}/images/pause/main.go" | cut -c1-16) $(go env GOVERSION)"
+		if fresh "${bin}/pause" "${stamp}"; then
+			note "pause: up to date"
+		else
+			step "build: pause (images/pause)"
+			(cd "${root}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${bin}/pause" ./images/pause) ||
+				die "building images/pause failed"
+			mark "${bin}/pause" "${stamp}"
+		fi
+		;;
+	control-plane)
+		kube_component "${bin}/kube-apiserver" ./cmd/kube-apiserver
+		kube_component "${bin}/kube-controller-manager" ./cmd/kube-controller-manager
+		kube_component "${bin}/kube-scheduler" ./cmd/kube-scheduler
+		kube_component "${bin}/kube-proxy" ./cmd/kube-proxy
+		;;
+	*) die "unknown component: $1" "one of: kind containerd runc dockerd crictl cni etcd coredns pause control-plane" ;;
+	esac
+}
+
+all=(kind runc containerd dockerd crictl cni pause etcd coredns control-plane)
+start=${SECONDS}
+for c in "${@:-${all[@]}}"; do
+	build_one "${c}"
+done
+step "build-components: done in $((SECONDS - start)) s"

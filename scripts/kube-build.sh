@@ -1,0 +1,42 @@
+# Building Kubernetes commands from a source tree with upstream's version
+# stamping. Sourced by build-kubelet.sh and build-components.sh, not run.
+# shellcheck shell=bash
+
+# kube_ldflags VERSION TREE: upstream's -X version flags, with a fixed build
+# date (the tree's commit date) so that builds are reproducible.
+kube_ldflags() {
+	local version="$1" tree="$2" major minor commit date
+	major="$(sed -E 's/^v([0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
+	minor="$(sed -E 's/^v[0-9]+\.([0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
+	commit="$(git -C "${tree}" rev-parse HEAD)"
+	date="$(git -C "${tree}" log -1 --format=%cd --date=format-local:%Y-%m-%dT%H:%M:%SZ)"
+	local flags=""
+	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+		flags+=" -X ${pkg}.gitVersion=${version} -X ${pkg}.gitMajor=${major} -X ${pkg}.gitMinor=${minor}"
+		flags+=" -X ${pkg}.gitCommit=${commit} -X ${pkg}.gitTreeState=clean -X ${pkg}.buildDate=${date}"
+	done
+	printf '%s' "${flags}"
+}
+
+# kube_build TREE VERSION OUT PKG [CGO_ENABLED]: go build one command of the tree.
+kube_build() {
+	local tree="$1" version="$2" out="$3" pkg="$4" cgo="${5:-1}" start
+	start=${SECONDS}
+	step "build: $(basename "${out}") (${version})"
+	(cd "${tree}" && CGO_ENABLED="${cgo}" GOFLAGS=-mod=mod go build -trimpath \
+		-ldflags "$(kube_ldflags "${version}" "${tree}")" -o "${out}" "${pkg}") ||
+		die "building ${pkg} in ${tree} failed" "see the compiler output above"
+	note "$(basename "${out}") built in $((SECONDS - start)) s"
+}
+
+# pristine_tree ROOT: the unpatched upstream tree (a worktree of
+# _output/upstream/kubernetes at evictkit-base), created when missing.
+pristine_tree() {
+	local root="$1" pristine="$1/_output/src/kubernetes-upstream" upstream="$1/_output/upstream/kubernetes"
+	if [[ ! -e "${pristine}/.git" ]]; then
+		[[ -d "${upstream}/.git" ]] || bash "${root}/scripts/upstream-tree.sh" >&2
+		git -C "${upstream}" worktree prune
+		git -C "${upstream}" worktree add -q --detach "${pristine}" evictkit-base
+	fi
+	printf '%s' "${pristine}"
+}

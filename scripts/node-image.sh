@@ -1,0 +1,164 @@
+#!/usr/bin/env bash
+# Assembles the kind node image offline (kind's own `build node-image` pulls
+# from registries):
+#   1. evictkit/node-base:<hash>: debootstrapped Debian (scripts/node-base.sh);
+#   2. the control-plane and addon images kubeadm expects, built locally from
+#      our binaries (FROM scratch, kube-proxy on a minimal iptables/nftables
+#      rootfs taken from the base), named as `kubeadm config images list` says;
+#   3. a container of the base gets containerd, runc, crictl, CNI plugins,
+#      kubeadm, kubectl, both kubelets (ours active, kubelet-upstream one
+#      `evictkit-kubelet upstream` away), kind's base files, our node files
+#      (images/node/files), and the images preloaded; it is committed as
+#      evictkit/node:<k8s version>-<inputs hash>.
+# Nothing is rebuilt when an image with that hash exists. Older evictkit/node
+# images are removed. Prints the image name on stdout and writes it to
+# _output/node-image.
+#
+# Usage: scripts/node-image.sh
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+
+root="$(repo_root)"
+bin="${root}/_output/bin"
+stage="${root}/_output/build/node-image"
+docker version >/dev/null 2>&1 || die "the project's Docker engine does not answer on ${DOCKER_HOST}" "run: scripts/engine.sh up"
+
+binaries=(kubelet kubelet-upstream kubeadm kubectl containerd containerd-shim-runc-v2 ctr runc crictl
+	cni/host-local cni/loopback cni/ptp cni/portmap pause etcd coredns
+	kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
+for b in "${binaries[@]}"; do
+	[[ -x "${bin}/${b}" ]] || die "${bin}/${b} is missing" "run: make kubelet components"
+done
+kind_dir="$(cd "${root}" && GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@${KIND_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
+kind_base="${kind_dir}/images/base/files"
+[[ -d "${kind_base}" ]] || die "kind's base image files are missing from the module cache (${kind_base})"
+
+step "node-image: hashing inputs"
+start=${SECONDS}
+inputs_hash="$(
+	{
+		cat "${root}/scripts/versions.sh" "${BASH_SOURCE[0]}" "${root}/scripts/node-base.sh" "${root}/images/node/packages.txt" "${root}/images/node/assemble.sh"
+		(cd "${root}/images/node/files" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+		(cd "${kind_base}" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
+		(cd "${bin}" && sha256sum "${binaries[@]}")
+	} | sha256sum | cut -c1-12
+)"
+image="evictkit/node:${K8S_VERSION}-${inputs_hash}"
+note "inputs hashed in $((SECONDS - start)) s"
+
+remove_older() {
+	local old
+	for old in $(docker image ls evictkit/node --format '{{.Repository}}:{{.Tag}}'); do
+		[[ "${old}" == "${image}" ]] && continue
+		docker image rm "${old}" >/dev/null 2>&1 && note "removed older ${old}" || true
+	done
+}
+
+if docker image inspect "${image}" >/dev/null 2>&1; then
+	note "node-image: ${image} is up to date"
+	printf '%s\n' "${image}" >"${root}/_output/node-image"
+	printf '%s\n' "${image}"
+	exit 0
+fi
+
+total=${SECONDS}
+base="$(bash "${root}/scripts/node-base.sh" | tail -n 1)"
+
+builder="evictkit-node-build-${inputs_hash}"
+cleanup() {
+	docker rm -f "${builder}" >/dev/null 2>&1 || true
+	rm -rf "${stage}"
+}
+trap cleanup EXIT
+cleanup
+mkdir -p "${stage}/images" "${stage}/rootfs"
+
+# scratch_image NAME DIR CHANGE...: DIR's contents as a one-layer image.
+scratch_image() {
+	local name="$1" dir="$2"
+	shift 2
+	local changes=() c
+	for c in "$@"; do changes+=(--change "${c}"); done
+	mkdir -p "${dir}/tmp" && chmod 1777 "${dir}/tmp"
+	tar -C "${dir}" --numeric-owner --owner=0 --group=0 -c . | docker import "${changes[@]}" - "${name}" >/dev/null
+	docker save -o "${stage}/images/$(basename "${name%%:*}").tar" "${name}"
+	note "${name}"
+}
+
+step "node-image: control-plane and addon images"
+start=${SECONDS}
+reg="registry.k8s.io"
+path_env='ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin'
+for c in kube-apiserver kube-controller-manager kube-scheduler; do
+	mkdir -p "${stage}/rootfs/${c}/usr/local/bin"
+	cp "${bin}/${c}" "${stage}/rootfs/${c}/usr/local/bin/"
+	scratch_image "${reg}/${c}:${K8S_VERSION}" "${stage}/rootfs/${c}" "${path_env}" "ENTRYPOINT [\"/usr/local/bin/${c}\"]"
+done
+mkdir -p "${stage}/rootfs/etcd/usr/local/bin" "${stage}/rootfs/etcd/var/lib/etcd"
+cp "${bin}/etcd" "${stage}/rootfs/etcd/usr/local/bin/"
+scratch_image "${reg}/etcd:${ETCD_IMAGE_TAG}" "${stage}/rootfs/etcd" "${path_env}" 'ENTRYPOINT ["/usr/local/bin/etcd"]'
+mkdir -p "${stage}/rootfs/coredns"
+cp "${bin}/coredns" "${stage}/rootfs/coredns/coredns"
+scratch_image "${reg}/coredns/coredns:${COREDNS_VERSION}" "${stage}/rootfs/coredns" 'ENTRYPOINT ["/coredns"]' 'EXPOSE 53 53/udp'
+mkdir -p "${stage}/rootfs/pause"
+cp "${bin}/pause" "${stage}/rootfs/pause/pause"
+scratch_image "${reg}/pause:${PAUSE_IMAGE_TAG}" "${stage}/rootfs/pause" 'ENTRYPOINT ["/pause"]' 'USER 65535:65535'
+
+# kube-proxy programs the node's packet filter: it gets iptables (nft and
+# legacy), nft and conntrack from the base, with their shared libraries and
+# xtables modules, and nothing else.
+mkdir -p "${stage}/rootfs/kube-proxy"
+docker run --rm --network none -v "${stage}/rootfs/kube-proxy:/out" "${base}" bash -euc '
+	lib=/usr/lib/x86_64-linux-gnu
+	files=(/usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /usr/sbin/nft /usr/sbin/conntrack)
+	links=$(find /usr/sbin /sbin /etc/alternatives -maxdepth 1 -type l \( -name "ip*tables*" -o -name "ebtables*" -o -name "arptables*" \) 2>/dev/null)
+	libs=$(ldd "${files[@]}" | awk "/=>/ {print \$3} /ld-linux/ {print \$1}" | sort -u)
+	for f in "${files[@]}" ${links} ${libs} $(readlink -f ${libs}) "${lib}/xtables" /etc/ethertypes /etc/protocols /etc/services; do
+		[ -e "$f" ] || [ -L "$f" ] || continue
+		cp -a --parents "$f" /out/
+	done
+	cp -a --parents /lib64 /out/ 2>/dev/null || true
+	mkdir -p /out/run /out/var/run /out/var/lib/kube-proxy
+'
+mkdir -p "${stage}/rootfs/kube-proxy/usr/local/bin"
+cp "${bin}/kube-proxy" "${stage}/rootfs/kube-proxy/usr/local/bin/"
+scratch_image "${reg}/kube-proxy:${K8S_VERSION}" "${stage}/rootfs/kube-proxy" "${path_env}" 'ENTRYPOINT ["/usr/local/bin/kube-proxy"]'
+rm -rf "${stage}/rootfs"
+note "images built in $((SECONDS - start)) s"
+
+# What kubeadm will pull must be exactly what we preload.
+want="$("${bin}/kubeadm" config images list --kubernetes-version "${K8S_VERSION}" | sort)"
+have="$(docker image ls --format '{{.Repository}}:{{.Tag}}' 'registry.k8s.io/*' 'registry.k8s.io/*/*' | sort -u)"
+missing="$(comm -23 <(echo "${want}") <(echo "${have}"))"
+[[ -z "${missing}" ]] || die "kubeadm ${K8S_VERSION} expects images that were not built: ${missing//$'\n'/ }" "update the tags in scripts/versions.sh"
+
+step "node-image: assembling ${image} on ${base}"
+start=${SECONDS}
+printf '%s' "${PAUSE_IMAGE_TAG}" >"${stage}/pause-tag"
+printf '%s' "${K8S_VERSION}" >"${stage}/kube-version"
+docker run -d --name "${builder}" --privileged --network none --entrypoint sleep \
+	-v "${stage}:/evictkit-build:ro" \
+	-v "${bin}:/evictkit-build/bin:ro" \
+	-v "${kind_base}:/evictkit-build/kind-base:ro" \
+	-v "${root}/images/node/files:/evictkit-build/node-files:ro" \
+	-v "${root}/images/node/assemble.sh:/evictkit-build/assemble.sh:ro" \
+	"${base}" infinity >/dev/null
+docker exec "${builder}" bash /evictkit-build/assemble.sh >&2
+docker stop -t 1 "${builder}" >/dev/null
+docker commit \
+	--change 'ENV container=docker' \
+	--change 'STOPSIGNAL SIGRTMIN+3' \
+	--change 'ENTRYPOINT ["/usr/local/bin/entrypoint", "/sbin/init"]' \
+	--change 'CMD []' \
+	"${builder}" "${image}" >/dev/null
+note "assembled in $((SECONDS - start)) s"
+
+for name in $(docker image ls --format '{{.Repository}}:{{.Tag}}' 'registry.k8s.io/*' 'registry.k8s.io/*/*'); do
+	docker image rm "${name}" >/dev/null
+done
+remove_older
+printf '%s\n' "${image}" >"${root}/_output/node-image"
+step "node-image: ${image} built in $((SECONDS - total)) s ($(docker image inspect -f '{{.Size}}' "${image}" | awk '{printf "%.0f MB", $1/1e6}'))"
+printf '%s\n' "${image}"

@@ -1,0 +1,114 @@
+// Command workload is evictkit's test workload, packaged FROM scratch as
+// evictkit.local/workload:<hash> and loaded into the kind nodes (no registry
+// is reachable). Subcommands:
+//
+//	workload serve [-addr :8080]
+//	    answers every HTTP request with "evictkit-workload <hostname>".
+//	workload fetch [-timeout 60s] URL...
+//	    GETs each URL until it answers 200 or the timeout passes, prints
+//	    "URL -> body", and exits 1 if any URL never answered.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serve(os.Args[2:])
+	case "fetch":
+		err = fetch(os.Args[2:])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "workload %s: %v\n", os.Args[1], err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: workload serve [-addr :8080] | workload fetch [-timeout 60s] URL...")
+	os.Exit(2)
+}
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	addr := fs.String("addr", ":8080", "listen address")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	host, _ := os.Hostname()
+	http.HandleFunc("/", func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, "evictkit-workload %s\n", host)
+	})
+	fmt.Printf("serving on %s\n", *addr)
+	return http.ListenAndServe(*addr, nil)
+}
+
+func fetch(args []string) error {
+	fs := flag.NewFlagSet("fetch", flag.ContinueOnError)
+	timeout := fs.Duration("timeout", 60*time.Second, "how long to keep trying each URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return errors.New("no URL given")
+	}
+	var failed []string
+	for _, url := range fs.Args() {
+		body, err := getUntil(url, *timeout)
+		if err != nil {
+			fmt.Printf("%s -> error: %v\n", url, err)
+			failed = append(failed, url)
+			continue
+		}
+		fmt.Printf("%s -> %s\n", url, strings.TrimSpace(body))
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("no answer from %s", strings.Join(failed, ", "))
+	}
+	return nil
+}
+
+// getUntil retries GET url until it answers 200 or timeout passes.
+func getUntil(url string, timeout time.Duration) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 5 * time.Second}
+	var last error
+	for {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return "", err
+		}
+		resp, err := client.Do(req)
+		if err == nil {
+			body, rerr := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && rerr == nil {
+				return string(body), nil
+			}
+			err = fmt.Errorf("status %s", resp.Status)
+		}
+		last = err
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("%w (last: %v)", ctx.Err(), last)
+		case <-time.After(time.Second):
+		}
+	}
+}
