@@ -48,6 +48,9 @@ up() {
 	mkdir -p "${EVICTKIT_RUN_DIR}" "${EVICTKIT_DOCKER_ROOT}" "${logs}"
 	step "engine: starting dockerd ${DOCKER_HOST}, data root ${EVICTKIT_DOCKER_ROOT}"
 	local start=${SECONDS}
+	# --ip-forward=false: the engine leaves the host's ip_forward sysctl
+	# alone; kind's nodes share one bridge (no routing needed) and nothing
+	# outside this host is reachable anyway.
 	# setsid: the engine outlives the make that started it; PATH: dockerd
 	# finds containerd, the shim, runc and docker-proxy next to itself.
 	PATH="${bin}:${PATH}" setsid "${bin}/dockerd" \
@@ -59,6 +62,7 @@ up() {
 		--exec-opt native.cgroupdriver=cgroupfs \
 		--firewall-backend nftables \
 		--bridge none \
+		--ip-forward=false \
 		--storage-driver overlay2 \
 		--log-level warn \
 		</dev/null >>"${logs}/dockerd.log" 2>&1 &

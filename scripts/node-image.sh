@@ -75,6 +75,13 @@ trap cleanup EXIT
 cleanup
 mkdir -p "${stage}/images" "${stage}/rootfs"
 
+# registry_images: the registry.k8s.io images in the engine (ours: nothing
+# is ever pulled).
+registry_images() {
+	docker image ls --format '{{.Repository}}:{{.Tag}}' \
+		--filter 'reference=registry.k8s.io/*' --filter 'reference=registry.k8s.io/*/*'
+}
+
 # scratch_image NAME DIR CHANGE...: DIR's contents as a one-layer image.
 scratch_image() {
 	local name="$1" dir="$2"
@@ -111,16 +118,24 @@ scratch_image "${reg}/pause:${PAUSE_IMAGE_TAG}" "${stage}/rootfs/pause" 'ENTRYPO
 # xtables modules, and nothing else.
 mkdir -p "${stage}/rootfs/kube-proxy"
 docker run --rm --network none -v "${stage}/rootfs/kube-proxy:/out" "${base}" bash -euc '
-	lib=/usr/lib/x86_64-linux-gnu
+	# Debian has a merged /usr: keep that layout, copy every path by its
+	# /usr name, and every symlink together with what it points to.
+	for d in bin sbin lib lib64; do ln -s "usr/${d}" "/out/${d}"; done
+	mkdir -p /out/usr/bin /out/usr/sbin /out/usr/lib /out/usr/lib64
+	canon() { printf "%s/%s\n" "$(readlink -f "$(dirname "$1")")" "$(basename "$1")"; }
 	files=(/usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /usr/sbin/nft /usr/sbin/conntrack)
-	links=$(find /usr/sbin /sbin /etc/alternatives -maxdepth 1 -type l \( -name "ip*tables*" -o -name "ebtables*" -o -name "arptables*" \) 2>/dev/null)
+	links=$(find /usr/sbin /etc/alternatives -maxdepth 1 -type l \( -name "ip*tables*" -o -name "ebtables*" -o -name "arptables*" \))
 	libs=$(ldd "${files[@]}" | awk "/=>/ {print \$3} /ld-linux/ {print \$1}" | sort -u)
-	for f in "${files[@]}" ${links} ${libs} $(readlink -f ${libs}) "${lib}/xtables" /etc/ethertypes /etc/protocols /etc/services; do
+	for f in "${files[@]}" ${links} ${libs} /usr/lib/x86_64-linux-gnu/xtables /etc/ethertypes /etc/protocols /etc/services; do
 		[ -e "$f" ] || [ -L "$f" ] || continue
-		cp -a --parents "$f" /out/
+		c="$(canon "$f")"
+		cp -a --parents "$c" /out/
+		[ -L "$c" ] && cp -a --parents "$(readlink -f "$c")" /out/
 	done
-	cp -a --parents /lib64 /out/ 2>/dev/null || true
 	mkdir -p /out/run /out/var/run /out/var/lib/kube-proxy
+	chroot /out /usr/sbin/iptables-nft --version >/dev/null
+	chroot /out /usr/sbin/nft --version >/dev/null
+	chroot /out /usr/sbin/conntrack --version >/dev/null
 '
 mkdir -p "${stage}/rootfs/kube-proxy/usr/local/bin"
 cp "${bin}/kube-proxy" "${stage}/rootfs/kube-proxy/usr/local/bin/"
@@ -130,7 +145,7 @@ note "images built in $((SECONDS - start)) s"
 
 # What kubeadm will pull must be exactly what we preload.
 want="$("${bin}/kubeadm" config images list --kubernetes-version "${K8S_VERSION}" | sort)"
-have="$(docker image ls --format '{{.Repository}}:{{.Tag}}' 'registry.k8s.io/*' 'registry.k8s.io/*/*' | sort -u)"
+have="$(registry_images | sort -u)"
 missing="$(comm -23 <(echo "${want}") <(echo "${have}"))"
 [[ -z "${missing}" ]] || die "kubeadm ${K8S_VERSION} expects images that were not built: ${missing//$'\n'/ }" "update the tags in scripts/versions.sh"
 
@@ -138,12 +153,14 @@ step "node-image: assembling ${image} on ${base}"
 start=${SECONDS}
 printf '%s' "${PAUSE_IMAGE_TAG}" >"${stage}/pause-tag"
 printf '%s' "${K8S_VERSION}" >"${stage}/kube-version"
+cp "${root}/images/node/assemble.sh" "${stage}/assemble.sh"
+registry_images >"${stage}/image-names"
+mkdir -p "${stage}/bin" "${stage}/kind-base" "${stage}/node-files" # mount points
 docker run -d --name "${builder}" --privileged --network none --entrypoint sleep \
 	-v "${stage}:/evictkit-build:ro" \
 	-v "${bin}:/evictkit-build/bin:ro" \
 	-v "${kind_base}:/evictkit-build/kind-base:ro" \
 	-v "${root}/images/node/files:/evictkit-build/node-files:ro" \
-	-v "${root}/images/node/assemble.sh:/evictkit-build/assemble.sh:ro" \
 	"${base}" infinity >/dev/null
 docker exec "${builder}" bash /evictkit-build/assemble.sh >&2
 docker stop -t 1 "${builder}" >/dev/null
@@ -155,7 +172,7 @@ docker commit \
 	"${builder}" "${image}" >/dev/null
 note "assembled in $((SECONDS - start)) s"
 
-for name in $(docker image ls --format '{{.Repository}}:{{.Tag}}' 'registry.k8s.io/*' 'registry.k8s.io/*/*'); do
+for name in $(registry_images); do
 	docker image rm "${name}" >/dev/null
 done
 remove_older

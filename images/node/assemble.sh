@@ -49,7 +49,7 @@ echo "$(cat "${s}/kube-version")" >/kind/version
 mkdir -p /etc/kubernetes/manifests /etc/cni/net.d
 
 log "units"
-systemctl enable kubelet.service containerd.service undo-mount-hacks.service evictkit-podnet.service >/dev/null 2>&1
+systemctl enable kubelet.service containerd.service undo-mount-hacks.service evictkit-dns.service evictkit-podnet.service >/dev/null 2>&1
 systemctl mask systemd-binfmt.service >/dev/null 2>&1
 
 log "preloading images"
@@ -62,10 +62,16 @@ for _ in $(seq 1 100); do
 done
 ctr version >/dev/null || { cat /tmp/containerd.log; exit 1; }
 for tar in "${s}"/images/*.tar; do
-	ctr -n k8s.io images import --no-unpack --digests "${tar}" >/dev/null
+	ctr -n k8s.io images import --no-unpack --digests "${tar}" >/dev/null 2>/tmp/ctr.log || { cat /tmp/ctr.log; exit 1; }
 done
-ctr -n k8s.io images ls -q | grep -v '^sha256:' | sed 's/^/      /'
+# --digests names each image by its tag and by "import-<date>@<digest>";
+# keep only the names kubeadm and the kubelet ask for.
+ctr -n k8s.io images ls -q 2>/dev/null | grep -v '^registry.k8s.io/' | xargs -r ctr -n k8s.io images rm >/dev/null 2>&1
+ctr -n k8s.io images ls -q 2>/dev/null | sed 's/^/      /'
+for want in $(cat "${s}/image-names"); do
+	ctr -n k8s.io images ls -q 2>/dev/null | grep -qxF "${want}" || { echo "assemble: ${want} was not preloaded" >&2; exit 1; }
+done
 kill "${pid}"
 wait "${pid}" || true
-rm -rf /run/containerd /tmp/containerd.log /var/lib/containerd/tmpmounts
+rm -rf /run/containerd /tmp/containerd.log /tmp/ctr.log /var/lib/containerd/tmpmounts
 log "done"

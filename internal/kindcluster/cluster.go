@@ -139,6 +139,7 @@ func Up(ctx context.Context, o Options) (err error) {
 				cluster.CreateWithKubeconfigPath(s.opts.Kubeconfig),
 				cluster.CreateWithDisplayUsage(false),
 				cluster.CreateWithDisplaySalutation(false),
+				cluster.CreateWithRetain(true), // on failure, keep the nodes for the logs
 			)
 		}); err != nil {
 			return err
