@@ -23,7 +23,7 @@ help: ## List the targets
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
 
-test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds), api-diff, verify-patches, kubelet build + in-tree tests
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds), api-diff, verify-patches, kubelet build + in-tree tests, cluster smoke
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
@@ -31,6 +31,7 @@ test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds), api-diff, verify-patch
 	@$(MAKE) verify-patches
 	@$(MAKE) kubelet
 	@$(MAKE) check-kubelet
+	@$(MAKE) cluster-smoke
 	@echo "==> make test: all steps passed"
 
 vet: ## go vet ./...

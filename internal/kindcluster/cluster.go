@@ -154,7 +154,7 @@ func Up(ctx context.Context, o Options) (err error) {
 	}); err != nil {
 		return err
 	}
-	if err := s.progress.step("pod network: pod to pod across nodes, ClusterIP Service, DNS", func() error {
+	if err := s.progress.step("pod network: pod to pod (across nodes where there are two), ClusterIP Service, DNS", func() error {
 		return checkNetwork(ctx, s, c)
 	}); err != nil {
 		return err

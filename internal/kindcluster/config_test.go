@@ -67,8 +67,16 @@ func TestLoadConfigRepositoryDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(reqs) != 1 || reqs[0].node != "evictkit-worker2" || reqs[0].nodefs.String() != "1536Mi" || reqs[0].split() {
-		t.Errorf("disk requests = %+v, want one shared 1536Mi nodefs on evictkit-worker2", reqs)
+	got := map[string]string{}
+	for _, r := range reqs {
+		if r.split() {
+			t.Errorf("%s: split imagefs, want nodefs and imagefs on one filesystem", r.node)
+		}
+		got[r.node] = r.nodefs.String()
+	}
+	wantDisks := map[string]string{"evictkit-control-plane": "8Gi", "evictkit-worker": "8Gi", "evictkit-worker2": "1536Mi"}
+	if !reflect.DeepEqual(got, wantDisks) {
+		t.Errorf("dedicated filesystems = %v, want %v", got, wantDisks)
 	}
 }
 
