@@ -116,5 +116,5 @@ cluster-down: ## Delete the cluster, its dedicated filesystems, and stop the eng
 cluster-logs: ## Export the cluster's logs to _output/logs
 	@bash scripts/cluster.sh logs
 
-cluster-smoke: node-image ## CI gate: a one-node cluster from the node image reaches Ready and passes the network check, then is removed
+cluster-smoke: kubelet components ## CI gate: a one-node cluster from the node image reaches Ready and passes the network check, then is removed
 	@bash scripts/cluster-smoke.sh

@@ -25,6 +25,11 @@ mkdir -p "${bin}/cni" "${stamps}" "${work}"
 require_cmd go "Go 1.26 is expected at /usr/local/go/bin"
 require_cmd gcc "apt-get install gcc (containerd and runc link with cgo)"
 
+# How everything is built, part of every stamp: -trimpath and
+# -buildvcs=false make a binary depend only on its sources, not on where or
+# in which checkout it was built, so the node image's hash is stable.
+recipe="$(go env GOVERSION) trimpath buildvcs=false"
+
 # fresh OUT STAMP: true when OUT exists and was built from STAMP.
 fresh() {
 	[[ -x "$1" && -f "${stamps}/${1#"${bin}"/}" ]] && [[ "$(cat "${stamps}/${1#"${bin}"/}")" == "$2" ]]
@@ -40,7 +45,7 @@ mark() {
 # replace directives, which point into its source repository, do not apply).
 gomod_build() {
 	local out="$1" modver="$2" pkg="$3" tags="${4:-}" cgo="${5:-0}" ldflags="${6:-}"
-	local stamp="${modver} ${pkg} tags=${tags} cgo=${cgo} ldflags=${ldflags} $(go env GOVERSION)"
+	local stamp="${modver} ${pkg} tags=${tags} cgo=${cgo} ldflags=${ldflags} ${recipe}"
 	if fresh "${out}" "${stamp}"; then
 		note "$(basename "${out}"): up to date (${modver})"
 		return
@@ -54,7 +59,7 @@ gomod_build() {
 		cd "${dir}"
 		go mod init "evictkit.invalid/build/${name}" >/dev/null 2>&1
 		GOFLAGS=-mod=mod go get "${modver}" >/dev/null 2>&1 || GOFLAGS=-mod=mod go get "${modver}"
-		CGO_ENABLED="${cgo}" GOFLAGS=-mod=mod go build -trimpath -tags "${tags}" \
+		CGO_ENABLED="${cgo}" GOFLAGS=-mod=mod go build -trimpath -buildvcs=false -tags "${tags}" \
 			-ldflags "-s -w ${ldflags}" -o "${out}" "${pkg}"
 	) || die "building ${pkg} (${modver}) failed" "see the compiler output above"
 	mark "${out}" "${stamp}"
@@ -65,7 +70,7 @@ gomod_build() {
 kube_component() {
 	local out="$1" pkg="$2" tree stamp
 	tree="$(pristine_tree "${root}")"
-	stamp="${K8S_VERSION} $(git -C "${tree}" rev-parse HEAD) ${pkg} $(go env GOVERSION)"
+	stamp="${K8S_VERSION} $(git -C "${tree}" rev-parse HEAD) ${pkg} ${recipe}"
 	if fresh "${out}" "${stamp}"; then
 		note "$(basename "${out}"): up to date (${K8S_VERSION})"
 		return
@@ -109,12 +114,12 @@ build_one() {
 	coredns) gomod_build "${bin}/coredns" "github.com/coredns/coredns@${COREDNS_VERSION}" github.com/coredns/coredns ;;
 	pause)
 		local stamp
-		stamp="$(sha256sum "${root}/images/pause/main.go" | cut -c1-16) $(go env GOVERSION)"
+		stamp="$(sha256sum "${root}/images/pause/main.go" | cut -c1-16) ${recipe}"
 		if fresh "${bin}/pause" "${stamp}"; then
 			note "pause: up to date"
 		else
 			step "build: pause (images/pause)"
-			(cd "${root}" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "${bin}/pause" ./images/pause) ||
+			(cd "${root}" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "${bin}/pause" ./images/pause) ||
 				die "building images/pause failed"
 			mark "${bin}/pause" "${stamp}"
 		fi

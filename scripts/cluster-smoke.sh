@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# CI's cluster gate: the node image (already built by make node-image)
-# brings up a one-node cluster (named evictkit-smoke, so it never touches the
+# CI's cluster gate: the node image (built here unless up to date) brings up a one-node cluster (named evictkit-smoke, so it never touches the
 # default cluster) that reaches Ready on the patched kubelet and passes the
 # pod network check; the cluster is then removed, and the engine stopped if
 # this run started it.
@@ -14,6 +13,10 @@ kubeconfig="${root}/_output/kubeconfig-smoke"
 started_engine=false
 bash "${root}/scripts/engine.sh" status || started_engine=true
 bash "${root}/scripts/engine.sh" up
+if [[ "${started_engine}" == true ]]; then
+	trap 'bash "${root}/scripts/engine.sh" down' EXIT
+fi
+bash "${root}/scripts/node-image.sh" >/dev/null
 (cd "${root}" && go build -trimpath -o "${tool}" ./cmd/evictkit-cluster)
 
 args=(-name evictkit-smoke -workers 0 -kubeconfig "${kubeconfig}")

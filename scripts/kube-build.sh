@@ -23,7 +23,7 @@ kube_build() {
 	local tree="$1" version="$2" out="$3" pkg="$4" cgo="${5:-1}" start
 	start=${SECONDS}
 	step "build: $(basename "${out}") (${version})"
-	(cd "${tree}" && CGO_ENABLED="${cgo}" GOFLAGS=-mod=mod go build -trimpath \
+	(cd "${tree}" && CGO_ENABLED="${cgo}" GOFLAGS=-mod=mod go build -trimpath -buildvcs=false \
 		-ldflags "$(kube_ldflags "${version}" "${tree}")" -o "${out}" "${pkg}") ||
 		die "building ${pkg} in ${tree} failed" "see the compiler output above"
 	note "$(basename "${out}") built in $((SECONDS - start)) s"

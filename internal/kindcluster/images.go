@@ -26,7 +26,7 @@ func WorkloadImage(root string) (name, archive string, err error) {
 		return "", "", err
 	}
 	bin := filepath.Join(rootfs, "workload")
-	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "./test/images/workload")
+	build := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags", "-s -w", "-o", bin, "./test/images/workload")
 	build.Dir = root
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
