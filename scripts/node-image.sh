@@ -125,7 +125,10 @@ docker run --rm --network none -v "${stage}/rootfs/kube-proxy:/out" "${base}" ba
 	canon() { printf "%s/%s\n" "$(readlink -f "$(dirname "$1")")" "$(basename "$1")"; }
 	files=(/usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /usr/sbin/nft /usr/sbin/conntrack)
 	links=$(find /usr/sbin /etc/alternatives -maxdepth 1 -type l \( -name "ip*tables*" -o -name "ebtables*" -o -name "arptables*" \))
-	libs=$(ldd "${files[@]}" | awk "/=>/ {print \$3} /ld-linux/ {print \$1}" | sort -u)
+	# the xtables match/target modules are loaded at run time: their
+	# libraries too (libxt_statistic needs libm, for Services with more
+	# than one endpoint).
+	libs=$(ldd "${files[@]}" /usr/lib/x86_64-linux-gnu/xtables/*.so | awk "/=>/ {print \$3} /ld-linux/ {print \$1}" | sort -u)
 	for f in "${files[@]}" ${links} ${libs} /usr/lib/x86_64-linux-gnu/xtables /etc/ethertypes /etc/protocols /etc/services; do
 		[ -e "$f" ] || [ -L "$f" ] || continue
 		c="$(canon "$f")"
@@ -136,6 +139,8 @@ docker run --rm --network none -v "${stage}/rootfs/kube-proxy:/out" "${base}" ba
 	chroot /out /usr/sbin/iptables-nft --version >/dev/null
 	chroot /out /usr/sbin/nft --version >/dev/null
 	chroot /out /usr/sbin/conntrack --version >/dev/null
+	missing=$(for m in /out/usr/lib/x86_64-linux-gnu/xtables/*.so; do chroot /out /usr/lib64/ld-linux-x86-64.so.2 --list "${m#/out}" 2>&1 | grep "not found" || true; done)
+	[ -z "${missing}" ] || { echo "kube-proxy rootfs: xtables modules miss libraries: ${missing}" >&2; exit 1; }
 '
 mkdir -p "${stage}/rootfs/kube-proxy/usr/local/bin"
 cp "${bin}/kube-proxy" "${stage}/rootfs/kube-proxy/usr/local/bin/"

@@ -154,6 +154,11 @@ func Up(ctx context.Context, o Options) (err error) {
 	}); err != nil {
 		return err
 	}
+	if err := s.progress.step("kube-system: kube-proxy on every node, CoreDNS available", func() error {
+		return waitSystemPods(ctx, c, s.opts.ReadyTimeout)
+	}); err != nil {
+		return err
+	}
 	if err := s.progress.step("pod network: pod to pod (across nodes where there are two), ClusterIP Service, DNS", func() error {
 		return checkNetwork(ctx, s, c)
 	}); err != nil {

@@ -139,3 +139,34 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 	}
 	return fmt.Errorf("cluster %s has no node %q (nodes: %s)", s.cfg.Name, node, strings.Join(names, ", "))
 }
+
+// waitSystemPods waits until the kube-proxy DaemonSet runs a ready pod on
+// every node and the CoreDNS Deployment has all its replicas available:
+// Services and cluster DNS work from then on.
+func waitSystemPods(ctx context.Context, c kubernetes.Interface, timeout time.Duration) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		ds, err := c.AppsV1().DaemonSets("kube-system").Get(ctx, "kube-proxy", metav1.GetOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		dns, err := c.AppsV1().Deployments("kube-system").Get(ctx, "coredns", metav1.GetOptions{})
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		want := int32(1)
+		if dns.Spec.Replicas != nil {
+			want = *dns.Spec.Replicas
+		}
+		last = fmt.Sprintf("kube-proxy %d/%d ready, coredns %d/%d available",
+			ds.Status.NumberReady, ds.Status.DesiredNumberScheduled, dns.Status.AvailableReplicas, want)
+		return ds.Status.DesiredNumberScheduled > 0 && ds.Status.NumberReady == ds.Status.DesiredNumberScheduled &&
+			dns.Status.AvailableReplicas == want, nil
+	})
+	if err != nil {
+		return fmt.Errorf("kube-system not ready within %s: %s", timeout, last)
+	}
+	return nil
+}
