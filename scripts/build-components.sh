@@ -3,9 +3,11 @@
 # the Go module proxy, at the versions pinned in scripts/versions.sh:
 #   host engine   dockerd, docker-proxy (moby), containerd, containerd-shim-runc-v2,
 #                 ctr, runc
-#   node          the same containerd/runc, crictl, CNI plugins (cni/), pause
+#   node          the same containerd/runc, crictl, CNI plugins (cni/), our
+#                 pause (images/pause)
 #   control plane kube-apiserver, kube-controller-manager, kube-scheduler,
-#                 kube-proxy (pristine upstream tree), etcd, coredns
+#                 kube-proxy (pristine upstream tree), etcd, coredns (with
+#                 kubeadm's plugins only: images/coredns)
 #   tools         kind
 # into _output/bin. A binary is rebuilt only when what it is built from
 # changes (a stamp file next to it records module, version and flags).
@@ -66,16 +68,33 @@ gomod_build() {
 	note "${name} built in $((SECONDS - start)) s"
 }
 
+# local_build OUT DIR: a main package of ours (DIR, in this module or a
+# module of its own), static.
+local_build() {
+	local out="$1" dir="$2" stamp start=${SECONDS}
+	stamp="$(cd "${dir}" && find . -maxdepth 1 -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
+		sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16) ${recipe}"
+	if fresh "${out}" "${stamp}"; then
+		note "$(basename "${out}"): up to date (${dir#"${root}"/})"
+		return
+	fi
+	step "build: $(basename "${out}") (${dir#"${root}"/})"
+	(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -buildvcs=false -ldflags "-s -w" -o "${out}" .) ||
+		die "building ${dir#"${root}"/} failed" "see the compiler output above"
+	mark "${out}" "${stamp}"
+	note "$(basename "${out}") built in $((SECONDS - start)) s"
+}
+
 # kube_component OUT PKG: a command of the pristine upstream tree.
 kube_component() {
 	local out="$1" pkg="$2" tree stamp
 	tree="$(pristine_tree "${root}")"
-	stamp="${K8S_VERSION} $(git -C "${tree}" rev-parse HEAD) ${pkg} ${recipe}"
+	stamp="${K8S_VERSION} $(git -C "${tree}" rev-parse HEAD) ${pkg} ${recipe} static"
 	if fresh "${out}" "${stamp}"; then
 		note "$(basename "${out}"): up to date (${K8S_VERSION})"
 		return
 	fi
-	kube_build "${tree}" "${K8S_VERSION}" "${out}" "${pkg}" 0
+	kube_build "${tree}" "${K8S_VERSION}" "${out}" "${pkg}"
 	mark "${out}" "${stamp}"
 }
 
@@ -111,19 +130,16 @@ build_one() {
 		done
 		;;
 	etcd) gomod_build "${bin}/etcd" "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" go.etcd.io/etcd/server/v3 ;;
-	coredns) gomod_build "${bin}/coredns" "github.com/coredns/coredns@${COREDNS_VERSION}" github.com/coredns/coredns ;;
-	pause)
-		local stamp
-		stamp="$(sha256sum "${root}/images/pause/main.go" | cut -c1-16) ${recipe}"
-		if fresh "${bin}/pause" "${stamp}"; then
-			note "pause: up to date"
-		else
-			step "build: pause (images/pause)"
-			(cd "${root}" && CGO_ENABLED=0 go build -trimpath -buildvcs=false -ldflags "-s -w" -o "${bin}/pause" ./images/pause) ||
-				die "building images/pause failed"
-			mark "${bin}/pause" "${stamp}"
-		fi
+	coredns)
+		# Our main with kubeadm's plugins only (images/coredns, its own module).
+		local pinned
+		pinned="$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" {print $3}' "${root}/images/coredns/go.mod")"
+		[[ "${pinned}" == "${COREDNS_VERSION}" ]] ||
+			die "images/coredns/go.mod requires coredns ${pinned:-?}, scripts/versions.sh says ${COREDNS_VERSION}" \
+				"cd images/coredns && go get github.com/coredns/coredns@${COREDNS_VERSION} && go mod tidy"
+		local_build "${bin}/coredns" "${root}/images/coredns"
 		;;
+	pause) local_build "${bin}/pause" "${root}/images/pause" ;;
 	control-plane)
 		kube_component "${bin}/kube-apiserver" ./cmd/kube-apiserver
 		kube_component "${bin}/kube-controller-manager" ./cmd/kube-controller-manager

@@ -20,7 +20,6 @@ bin="${root}/_output/bin"
 patched="${root}/_output/src/kubernetes-patched"
 
 require_cmd go "Go 1.26 is expected at /usr/local/go/bin"
-require_cmd gcc "apt-get install gcc (the kubelet links with cgo)"
 [[ -f "${root}/patches/series" ]] || die "patches/series is missing" "run: make patches"
 
 evictkit_version="$(evictkit_kubelet_version "${root}")"

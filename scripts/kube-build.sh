@@ -18,12 +18,17 @@ kube_ldflags() {
 	printf '%s' "${flags}"
 }
 
-# kube_build TREE VERSION OUT PKG [CGO_ENABLED]: go build one command of the tree.
+# kube_build TREE VERSION OUT PKG: go build one command of the tree.
+# Every Kubernetes binary is built static (CGO_ENABLED=0, as upstream builds
+# its server binaries), the kubelet too: one build configuration means one
+# set of compiled dependencies in the Go build cache for all of them (a
+# cgo and a non-cgo build share nothing that depends on package net), which
+# is most of a cold build's time; and static binaries run FROM scratch.
 kube_build() {
-	local tree="$1" version="$2" out="$3" pkg="$4" cgo="${5:-1}" start
+	local tree="$1" version="$2" out="$3" pkg="$4" start
 	start=${SECONDS}
 	step "build: $(basename "${out}") (${version})"
-	(cd "${tree}" && CGO_ENABLED="${cgo}" GOFLAGS=-mod=mod go build -trimpath -buildvcs=false \
+	(cd "${tree}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -buildvcs=false \
 		-ldflags "$(kube_ldflags "${version}" "${tree}")" -o "${out}" "${pkg}") ||
 		die "building ${pkg} in ${tree} failed" "see the compiler output above"
 	note "$(basename "${out}") built in $((SECONDS - start)) s"

@@ -25,6 +25,6 @@ CRICTL_VERSION="v1.37.0"           # sigs.k8s.io/cri-tools
 CNI_PLUGINS_VERSION="v1.10.0"      # github.com/containernetworking/plugins
 ETCD_VERSION="v3.7.0"              # go.etcd.io/etcd/server/v3 -> registry.k8s.io/etcd:3.7.0-0
 ETCD_IMAGE_TAG="3.7.0-0"
-COREDNS_VERSION="v1.14.6"          # github.com/coredns/coredns -> registry.k8s.io/coredns/coredns
+COREDNS_VERSION="v1.14.6"          # github.com/coredns/coredns (also in images/coredns/go.mod) -> registry.k8s.io/coredns/coredns
 PAUSE_IMAGE_TAG="3.10.2"           # our own pause (images/pause), registry.k8s.io/pause
 DEBIAN_SUITE="bookworm"            # node image rootfs (debootstrap)
