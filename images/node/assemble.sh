@@ -67,9 +67,10 @@ done
 # --digests names each image by its tag and by "import-<date>@<digest>";
 # keep only the names kubeadm and the kubelet ask for.
 ctr -n k8s.io images ls -q 2>/dev/null | grep -v '^registry.k8s.io/' | xargs -r ctr -n k8s.io images rm >/dev/null 2>&1
-ctr -n k8s.io images ls -q 2>/dev/null | sed 's/^/      /'
+preloaded="$(ctr -n k8s.io images ls -q 2>/dev/null)"
+sed 's/^/      /' <<<"${preloaded}"
 for want in $(cat "${s}/image-names"); do
-	ctr -n k8s.io images ls -q 2>/dev/null | grep -qxF "${want}" || { echo "assemble: ${want} was not preloaded" >&2; exit 1; }
+	grep -qxF "${want}" <<<"${preloaded}" || { echo "assemble: ${want} was not preloaded" >&2; exit 1; }
 done
 kill "${pid}"
 wait "${pid}" || true
