@@ -10,25 +10,25 @@ source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
 root="$(repo_root)"
 tool="${root}/_output/bin/evictkit-cluster"
 kubeconfig="${root}/_output/kubeconfig-smoke"
-started_engine=false
-bash "${root}/scripts/engine.sh" status || started_engine=true
-bash "${root}/scripts/engine.sh" up
-if [[ "${started_engine}" == true ]]; then
-	trap 'bash "${root}/scripts/engine.sh" down' EXIT
-fi
-bash "${root}/scripts/node-image.sh" >/dev/null
-(cd "${root}" && go build -trimpath -o "${tool}" ./cmd/evictkit-cluster)
-
 args=(-name evictkit-smoke -workers 0 -kubeconfig "${kubeconfig}")
+started_engine=false
+# One trap for every way out: the smoke cluster (if the tool got built) and
+# the engine (if this run started it) go away.
 cleanup() {
 	local rc=$?
-	"${tool}" "${args[@]}" down || rc=1
+	if [[ -x "${tool}" ]]; then
+		"${tool}" "${args[@]}" down || rc=1
+	fi
 	if [[ "${started_engine}" == true ]]; then
 		bash "${root}/scripts/engine.sh" down || rc=1
 	fi
 	exit "${rc}"
 }
 trap cleanup EXIT
+bash "${root}/scripts/engine.sh" status || started_engine=true
+bash "${root}/scripts/engine.sh" up
+bash "${root}/scripts/node-image.sh" >/dev/null
+(cd "${root}" && go build -trimpath -o "${tool}" ./cmd/evictkit-cluster)
 start=${SECONDS}
 "${tool}" "${args[@]}" up
 step "cluster-smoke: one-node cluster Ready and networked in $((SECONDS - start)) s"
