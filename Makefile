@@ -13,7 +13,7 @@ FUZZTIME ?= 10m
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
 .PHONY: help test vet fmt-check unit bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet \
-	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke
+	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -47,9 +47,13 @@ fmt-check: ## Fail listing any Go file that gofmt would change
 		exit 1; \
 	fi
 
-unit: ## go test ./... -count=1 (Fuzz targets run their seed corpora as tests)
-	@echo "==> go test ./... -count=1"
-	@$(GO) test ./... -count=1
+# The e2e suites need a cluster: make test-node runs them.
+UNIT_PKGS = $$($(GO) list ./... | grep -v -x -e '$(MODULE)/test/node' -e '$(MODULE)/test/e2e')
+MODULE   := github.com/evictkit/evictkit
+
+unit: ## go test (every package but the e2e suites) -count=1 (Fuzz targets run their seed corpora as tests)
+	@echo "==> go test -count=1 (all packages but test/node, test/e2e)"
+	@$(GO) test -count=1 $(UNIT_PKGS)
 
 api-diff: ## Compare our exported API with upstream's pkg/kubelet/eviction (GOOS=linux)
 	@echo "==> api-diff: $(PKG) vs k8s.io/kubernetes/pkg/kubelet/eviction"
@@ -115,6 +119,9 @@ cluster-down: ## Delete the cluster, its dedicated filesystems, and stop the eng
 
 cluster-logs: ## Export the cluster's logs to _output/logs
 	@bash scripts/cluster.sh logs
+
+test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBELET=evictkit|upstream, NODE, LABELS=<ginkgo label filter>)
+	@bash scripts/test-node.sh
 
 cluster-smoke: kubelet components ## CI gate: a one-node cluster from the node image reaches Ready and passes the network check, then is removed
 	@bash scripts/cluster-smoke.sh

@@ -100,3 +100,13 @@ func (s *session) loadImage(name, archive string) error {
 	}
 	return nil
 }
+
+// LoadImage imports an image archive into every node of the cluster that
+// does not have the image yet.
+func LoadImage(o Options, name, archive string) error {
+	s, err := newSession(o)
+	if err != nil {
+		return err
+	}
+	return s.loadImage(name, archive)
+}

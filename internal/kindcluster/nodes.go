@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 )
 
 // Kubelets a node can run (see images/node/files/usr/local/bin/evictkit-kubelet).
@@ -97,47 +98,39 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 	if err != nil {
 		return err
 	}
-	nodes, err := s.provider.ListNodes(s.cfg.Name)
+	n, err := s.node(node)
 	if err != nil {
 		return err
 	}
-	var names []string
-	for _, n := range nodes {
-		names = append(names, n.String())
-		if n.String() != node {
-			continue
-		}
-		c, err := newClient(s.opts.Kubeconfig)
-		if err != nil {
-			return err
-		}
-		return s.progress.step(fmt.Sprintf("node %s: kubelet %s", node, which), func() error {
-			switched := time.Now()
-			var out strings.Builder
-			if err := n.Command("evictkit-kubelet", which).SetStdout(&out).SetStderr(&out).Run(); err != nil {
-				return fmt.Errorf("evictkit-kubelet %s: %w: %s", which, err, out.String())
-			}
-			var last string
-			err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-				got, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
-				if err != nil {
-					last = err.Error()
-					return false, nil
-				}
-				ready, heartbeat := nodeReady(got)
-				version := got.Status.NodeInfo.KubeletVersion
-				last = fmt.Sprintf("ready=%v heartbeat=%s kubelet=%s", ready, heartbeat.Format(time.RFC3339), version)
-				// Heartbeats have a one-second resolution.
-				return ready && kubeletFlavor(version) == which && !heartbeat.Before(switched.Truncate(time.Second)), nil
-			})
-			if err != nil {
-				return fmt.Errorf("node %s not Ready on the %s kubelet within 2m: %s", node, which, last)
-			}
-			s.progress.note("%s", strings.TrimSpace(out.String()))
-			return nil
-		})
+	c, err := newClient(s.opts.Kubeconfig)
+	if err != nil {
+		return err
 	}
-	return fmt.Errorf("cluster %s has no node %q (nodes: %s)", s.cfg.Name, node, strings.Join(names, ", "))
+	return s.progress.step(fmt.Sprintf("node %s: kubelet %s", node, which), func() error {
+		switched := time.Now()
+		var out strings.Builder
+		if err := n.Command("evictkit-kubelet", which).SetStdout(&out).SetStderr(&out).Run(); err != nil {
+			return fmt.Errorf("evictkit-kubelet %s: %w: %s", which, err, out.String())
+		}
+		var last string
+		err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			got, err := c.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+			if err != nil {
+				last = err.Error()
+				return false, nil
+			}
+			ready, heartbeat := nodeReady(got)
+			version := got.Status.NodeInfo.KubeletVersion
+			last = fmt.Sprintf("ready=%v heartbeat=%s kubelet=%s", ready, heartbeat.Format(time.RFC3339), version)
+			// Heartbeats have a one-second resolution.
+			return ready && kubeletFlavor(version) == which && !heartbeat.Before(switched.Truncate(time.Second)), nil
+		})
+		if err != nil {
+			return fmt.Errorf("node %s not Ready on the %s kubelet within 2m: %s", node, which, last)
+		}
+		s.progress.note("%s", strings.TrimSpace(out.String()))
+		return nil
+	})
 }
 
 // waitSystemPods waits until the kube-proxy DaemonSet runs a ready pod on
@@ -169,4 +162,29 @@ func waitSystemPods(ctx context.Context, c kubernetes.Interface, timeout time.Du
 		return fmt.Errorf("kube-system not ready within %s: %s", timeout, last)
 	}
 	return nil
+}
+
+// Node returns the cluster's node container called name, to run commands in
+// (kind's nodes.Node: Command(...).Run()).
+func Node(o Options, name string) (nodes.Node, error) {
+	s, err := newSession(o)
+	if err != nil {
+		return nil, err
+	}
+	return s.node(name)
+}
+
+func (s *session) node(name string) (nodes.Node, error) {
+	list, err := s.provider.ListNodes(s.cfg.Name)
+	if err != nil {
+		return nil, fmt.Errorf("listing the nodes of cluster %s (is the engine up? scripts/engine.sh up): %w", s.cfg.Name, err)
+	}
+	var names []string
+	for _, n := range list {
+		if n.String() == name {
+			return n, nil
+		}
+		names = append(names, n.String())
+	}
+	return nil, fmt.Errorf("cluster %s has no node %q (nodes: %s)", s.cfg.Name, name, strings.Join(names, ", "))
 }

@@ -7,6 +7,23 @@
 //	workload fetch [-timeout 60s] URL...
 //	    GETs each URL until it answers 200 or the timeout passes, prints
 //	    "URL -> body", and exits 1 if any URL never answered.
+//
+// and the pressure hogs of the node e2e suites (test/node). Each grows at a
+// rate up to a bound, prints its progress, then holds what it took until it
+// is killed (SIGTERM ends it at once). The bound keeps a test that goes
+// wrong from taking the whole machine.
+//
+//	workload memory -size 900Mi [-rate 50Mi]
+//	    anonymous memory, every page touched (rate per second).
+//	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi]
+//	    files of -file bytes each under D, written and fsynced.
+//	workload inodes -dir D -count 5000 [-rate 500]
+//	    empty files under D.
+//	workload threads -count 4000 [-rate 200]
+//	    OS threads, each parked in a blocking sleep: they count against
+//	    the node's pid.available like processes do.
+//	workload sleep
+//	    holds nothing, runs until killed (an innocent bystander).
 package main
 
 import (
@@ -31,6 +48,16 @@ func main() {
 		err = serve(os.Args[2:])
 	case "fetch":
 		err = fetch(os.Args[2:])
+	case "memory":
+		err = hogMemory(os.Args[2:])
+	case "disk":
+		err = hogDisk(os.Args[2:])
+	case "inodes":
+		err = hogInodes(os.Args[2:])
+	case "threads":
+		err = hogThreads(os.Args[2:])
+	case "sleep":
+		hold()
 	default:
 		usage()
 	}
@@ -41,7 +68,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: workload serve [-addr :8080] | workload fetch [-timeout 60s] URL...")
+	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep [flags] (see the package doc)")
 	os.Exit(2)
 }
 

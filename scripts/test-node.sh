@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make test-node: the node e2e eviction suites (test/node) against one node
+# of a kind cluster, writing a JUnit report to _output/reports/.
+#
+# Environment:
+#   KUBELET  evictkit (default) or upstream: the kubelet the node under test
+#            runs; with upstream the node is switched to kubelet-upstream for
+#            the run and back to ours afterwards.
+#   NODE     the node under test (default evictkit-worker2: the small
+#            dedicated filesystems of kind-config.yaml)
+#   LABELS   a Ginkgo label filter (default: every spec), e.g. Smoke, Memory
+#   CLUSTER, KUBECONFIG_PATH
+#            another cluster than the default (scripts/cluster-smoke.sh runs
+#            the Smoke specs on its one-node cluster); when set, that cluster
+#            must be up already and the default one is not brought up.
+#
+# Usage: scripts/test-node.sh
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+
+root="$(repo_root)"
+kubelet="${KUBELET:-evictkit}"
+cluster="${CLUSTER:-evictkit}"
+node="${NODE:-${cluster}-worker2}"
+kubeconfig="${KUBECONFIG_PATH:-${root}/_output/kubeconfig}"
+labels="${LABELS:-}"
+case "${kubelet}" in
+evictkit | upstream) ;;
+*) die "KUBELET=${kubelet}: want evictkit or upstream" ;;
+esac
+
+if [[ -z "${CLUSTER:-}" ]]; then
+	step "test-node: bringing up the cluster (if needed)"
+	bash "${root}/scripts/cluster.sh" up
+fi
+
+tool="${root}/_output/bin/evictkit-cluster"
+switch() {
+	(cd "${root}" && go build -trimpath -o "${tool}" ./cmd/evictkit-cluster)
+	"${tool}" -name "${cluster}" -kubeconfig "${kubeconfig}" kubelet "${node}" "$1"
+}
+if [[ "${kubelet}" == upstream ]]; then
+	trap 'switch evictkit || echo "error: node ${node} still runs kubelet-upstream (scripts/cluster.sh kubelet ${node} evictkit)" >&2' EXIT
+	switch upstream
+fi
+
+reports="${root}/_output/reports"
+mkdir -p "${reports}"
+report="${reports}/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}.xml"
+step "test-node: suites on ${node} (kubelet ${kubelet}${labels:+, labels ${labels}}); report ${report#"${root}"/}"
+start=${SECONDS}
+rc=0
+(cd "${root}" && go test ./test/node -count=1 -timeout 100m -args \
+	-root "${root}" -cluster "${cluster}" -node "${node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \
+	-ginkgo.v -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
+	${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
+step "test-node: $( ((rc == 0)) && echo passed || echo FAILED) in $((SECONDS - start)) s (report ${report#"${root}"/}; diagnostics of failed specs in _output/logs/node-e2e/)"
+exit "${rc}"

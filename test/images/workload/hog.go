@@ -1,0 +1,93 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// quantityFlag is a flag holding a Kubernetes quantity ("900Mi", "1G").
+type quantityFlag struct{ resource.Quantity }
+
+func (q *quantityFlag) Set(s string) error {
+	v, err := resource.ParseQuantity(s)
+	if err != nil {
+		return err
+	}
+	if v.Sign() < 0 {
+		return fmt.Errorf("%s is negative", s)
+	}
+	q.Quantity = v
+	return nil
+}
+
+func (q *quantityFlag) bytes() int64 { return q.Value() }
+
+func quantity(fs *flag.FlagSet, name, def, usage string) *quantityFlag {
+	q := &quantityFlag{resource.MustParse(def)}
+	fs.Var(q, name, usage)
+	return q
+}
+
+// grow calls take(n) with n ≤ step until total units are taken, at about
+// rate units per second (in ten slices a second), printing progress once a
+// second. take returns how many units it took; a short count ends growth
+// early without an error (e.g. the disk is full: what was taken is held).
+func grow(what string, total, rate, step int64, unit func(int64) string, take func(n int64) (int64, error)) error {
+	if total <= 0 || rate <= 0 || step <= 0 {
+		return fmt.Errorf("%s: size, rate and step must be positive (got %d, %d, %d)", what, total, rate, step)
+	}
+	var done int64
+	slice := max(rate/10, 1)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	lastReport := time.Now()
+	for done < total {
+		budget := min(slice, total-done)
+		for budget > 0 {
+			n := min(step, budget)
+			got, err := take(n)
+			done += got
+			budget -= got
+			if err != nil {
+				return fmt.Errorf("%s after %s: %w", what, unit(done), err)
+			}
+			if got < n {
+				fmt.Printf("%s: stopped at %s of %s (no more room)\n", what, unit(done), unit(total))
+				return nil
+			}
+		}
+		if time.Since(lastReport) >= time.Second {
+			fmt.Printf("%s: %s of %s\n", what, unit(done), unit(total))
+			lastReport = time.Now()
+		}
+		<-tick.C
+	}
+	fmt.Printf("%s: reached %s\n", what, unit(total))
+	return nil
+}
+
+// hold blocks until SIGTERM or SIGINT, then exits 0: a hog keeps what it
+// took until the kubelet (or the test) stops it.
+func hold() {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
+	fmt.Println("holding until stopped")
+	<-sig
+	os.Exit(0)
+}
+
+// outOfRoom reports errors that mean the filesystem is full.
+func outOfRoom(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
+}
+
+func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
+func count(n int64) string { return fmt.Sprintf("%d", n) }

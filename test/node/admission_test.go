@@ -1,0 +1,117 @@
+package nodee2e
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// holdPressure sets a threshold above what the node observes, so the node
+// is under pressure at once and stays so with no hog (nothing the kubelet
+// can evict relieves it), and waits for the condition.
+func holdPressure(ctx SpecContext, condition corev1.NodeConditionType, set func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)) {
+	By("observing the node")
+	obs, err := f.Observe(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	By(fmt.Sprintf("setting a threshold that holds the node in %s", condition))
+	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+		set(c, obs)
+	})).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
+	}, NodeTimeout(5*time.Minute))
+	Eventually(ctx, nodePressures).WithTimeout(pressureTimeout).WithPolling(poll).Should(ContainElement(condition))
+}
+
+// expectRejected waits until the kubelet rejects the pod at admission:
+// phase Failed, reason Evicted, a message naming the condition, and no
+// container ever started.
+func expectRejected(ctx context.Context, ns string, p *corev1.Pod, condition corev1.NodeConditionType) {
+	_, err := f.CreatePod(ctx, ns, p)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(ctx, func(g Gomega) {
+		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		if started(got) {
+			StopTrying("the kubelet admitted a pod it had to reject: " + framework.DescribePod(got)).Now()
+		}
+		g.Expect(got.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(got))
+		g.Expect(got.Status.Reason).To(Equal(evictedReason), framework.DescribePod(got))
+		g.Expect(got.Status.Message).To(SatisfyAll(HavePrefix(rejectedMessagePrefix), ContainSubstring(string(condition))), framework.DescribePod(got))
+	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+}
+
+// expectAdmittedUnderPressure waits until a container of the pod started.
+// The pressure lasts, so the kubelet may evict the pod right after: that
+// is fine, a rejection is not.
+func expectAdmittedUnderPressure(ctx context.Context, ns string, p *corev1.Pod) {
+	_, err := f.CreatePod(ctx, ns, p)
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(ctx, func(g Gomega) {
+		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		if !started(got) && got.Status.Phase == corev1.PodFailed {
+			StopTrying("the kubelet rejected a pod it had to admit: " + framework.DescribePod(got)).Now()
+		}
+		g.Expect(started(got)).To(BeTrue(), framework.DescribePod(got))
+	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+}
+
+// started reports whether a container of the pod ever ran.
+func started(p *corev1.Pod) bool {
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Running != nil || (cs.State.Terminated != nil && !cs.State.Terminated.StartedAt.IsZero()) {
+			return true
+		}
+	}
+	return false
+}
+
+var _ = Describe("Admission under memory pressure", Label("Eviction", "Admission", "Memory", "Serial"), func() {
+	It("rejects BestEffort pods unless they tolerate the memory-pressure taint, and admits the others", func(ctx SpecContext) {
+		holdPressure(ctx, corev1.NodeMemoryPressure, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+			c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+				"memory.available": quantity(o.MemoryAvailable + 2048*mi),
+			})
+		})
+		ns := createNamespace(ctx, "admit-memory")
+		By("creating a BestEffort pod")
+		expectRejected(ctx, ns, f.Pod("besteffort", []string{"sleep"}), corev1.NodeMemoryPressure)
+		By("creating a BestEffort pod that tolerates node.kubernetes.io/memory-pressure")
+		expectAdmittedUnderPressure(ctx, ns, f.Pod("besteffort-tolerating", []string{"sleep"},
+			framework.Tolerate(corev1.TaintNodeMemoryPressure)))
+		By("creating a Burstable pod")
+		expectAdmittedUnderPressure(ctx, ns, f.Pod("burstable", []string{"sleep"}, framework.MemoryRequest("10Mi")))
+		By("creating a Guaranteed pod")
+		expectAdmittedUnderPressure(ctx, ns, f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("10m", "20Mi")))
+	})
+})
+
+var _ = Describe("Admission under disk pressure", Label("Eviction", "Admission", "Disk", "Serial"), func() {
+	It("rejects every pod that is not critical, and admits a critical one", func(ctx SpecContext) {
+		holdPressure(ctx, corev1.NodeDiskPressure, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+			c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+				"nodefs.available": quantity(o.NodeFsAvailable + 2048*mi),
+			})
+		})
+		ns := createNamespace(ctx, "admit-disk")
+		By("creating a BestEffort pod")
+		expectRejected(ctx, ns, f.Pod("besteffort", []string{"sleep"}), corev1.NodeDiskPressure)
+		By("creating a Guaranteed pod")
+		expectRejected(ctx, ns, f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("10m", "20Mi")), corev1.NodeDiskPressure)
+		By("creating a BestEffort pod that tolerates node.kubernetes.io/disk-pressure")
+		expectRejected(ctx, ns, f.Pod("besteffort-tolerating", []string{"sleep"}, framework.Tolerate(corev1.TaintNodeDiskPressure)),
+			corev1.NodeDiskPressure)
+		By("creating a system-node-critical pod")
+		expectAdmittedUnderPressure(ctx, ns, f.Pod("critical", []string{"sleep"}, framework.PriorityClass("system-node-critical")))
+	})
+})

@@ -1,0 +1,59 @@
+package nodee2e
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memory", "Critical", "Serial"), func() {
+	// Pressure once the pods use 500 MiB more than at the start; a static
+	// hog and a system-node-critical hog hold 400 MiB each, a low-priority
+	// hog 400 MiB more. Only the low-priority hog may go; the pressure the
+	// critical pods cause must then last without any further eviction.
+	It("evicts only the non-critical hog and never a static or system-node-critical pod", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "critical",
+			condition: corev1.NodeMemoryPressure,
+			signal:    "memory.available",
+			resource:  "memory",
+			offenders: true,
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": quantity(o.MemoryAvailable - 500*mi),
+				})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("low-hog", memoryHog("400Mi"), framework.PriorityClass(framework.LowPriority))},
+					{order: 0, pod: f.Pod("critical-hog", memoryHog("400Mi"), framework.PriorityClass("system-node-critical"))},
+					{order: 0, static: true, pod: f.Pod("static-hog", memoryHog("400Mi"))},
+				}
+			},
+			afterEvictions: func(ctx SpecContext, ns string) {
+				By("checking the pressure lasts and the critical pods keep running")
+				Consistently(ctx, func(g Gomega) {
+					n, err := f.GetNode(ctx)
+					g.Expect(err).NotTo(HaveOccurred())
+					g.Expect(framework.HasCondition(n, corev1.NodeMemoryPressure)).To(BeTrue(), "the critical hogs still hold the memory")
+					pods, err := f.Pods(ctx, ns)
+					g.Expect(err).NotTo(HaveOccurred())
+					for i := range pods {
+						if pods[i].Name != "low-hog" {
+							g.Expect(pods[i]).To(Satisfy(framework.IsRunning), framework.DescribePod(&pods[i]))
+						}
+					}
+				}).WithTimeout(40 * time.Second).WithPolling(poll).Should(Succeed())
+				By("removing the critical hogs")
+				Expect(f.DeleteStaticPod(ctx, "static-hog")).To(Succeed())
+				Expect(f.Client.CoreV1().Pods(ns).Delete(ctx, "critical-hog", metav1.DeleteOptions{})).To(Succeed())
+			},
+		})
+	})
+})

@@ -1,0 +1,364 @@
+package nodee2e
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// Bounds of the waits (generous: a wait ends as soon as its condition holds).
+const (
+	pressureTimeout  = 5 * time.Minute  // until the node condition appears
+	evictionTimeout  = 10 * time.Minute // until every expected eviction happened
+	clearTimeout     = 5 * time.Minute  // until the condition clears
+	stayClearFor     = 30 * time.Second // how long it must then stay clear
+	admitTimeout     = 2 * time.Minute  // until a new pod runs
+	eventTimeout     = time.Minute      // until an eviction's event is listed
+	poll             = 2 * time.Second
+	transitionPeriod = 30 * time.Second // evictionPressureTransitionPeriod in every spec
+)
+
+// Annotation keys of the kubelet's Evicted events (the eviction package's
+// StarvedResourceKey, OffendingContainersKey, OffendingContainersUsageKey).
+const (
+	annotationStarved         = "starved_resource"
+	annotationOffenders       = "offending_containers"
+	annotationOffendersUsage  = "offending_containers_usage"
+	evictedReason             = "Evicted"
+	terminationByKubelet      = "TerminationByKubelet"
+	rejectedMessagePrefix     = "Pod was rejected"
+	lowOnResourceMessageStart = "The node was low on resource: "
+)
+
+// victim is a pod of an eviction spec and when it has to go: order 1 is
+// evicted first, then 2, ...; order 0 must never be evicted.
+type victim struct {
+	pod   *corev1.Pod
+	order int
+	// static pods run from a manifest in the node's staticPodPath; pod's
+	// name becomes the mirror pod's once created.
+	static bool
+}
+
+// evictionSpec is one scenario in upstream's style: thresholds set from
+// what the node observes, pods that push the node over them, and what the
+// kubelet must do.
+type evictionSpec struct {
+	name      string                   // namespace base name
+	condition corev1.NodeConditionType // the pressure condition to expect
+	signal    string                   // the kubelet_evictions label of the evictions
+	resource  string                   // the Evicted events' starved_resource
+	// offenders: the events name the evicted container and its usage
+	// above its request (memory).
+	offenders bool
+	// prepare runs before the thresholds are set (e.g. image pruning).
+	prepare func(ctx context.Context)
+	// configure sets the thresholds from the observations.
+	configure func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)
+	// pods are the spec's pods.
+	pods func() []victim
+	// afterEvictions runs once the evictions are checked, before the
+	// evicted pods are removed and the condition must clear.
+	afterEvictions func(ctx SpecContext, ns string)
+}
+
+// runEviction runs an eviction spec to the end: pressure, evictions in
+// order, their status, events and metrics, the condition clearing and
+// staying clear, a new pod admitted, and the kubelet never restarting on
+// its own. The kubelet's configuration and the namespace are restored and
+// removed however the spec ends.
+func runEviction(ctx SpecContext, s evictionSpec) {
+	if s.prepare != nil {
+		s.prepare(ctx)
+	}
+	By("observing the node")
+	obs, err := f.Observe(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoWriter.Printf("observations: %+v\n", obs)
+
+	By("setting the eviction thresholds relative to the observations")
+	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+		s.configure(c, obs)
+		GinkgoWriter.Printf("evictionHard %v evictionSoft %v\n", c.EvictionHard, c.EvictionSoft)
+	})).To(Succeed())
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
+	}, NodeTimeout(5*time.Minute))
+
+	kubelet, err := f.KubeletProcess(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	before, err := f.EvictionCounts(ctx)
+	Expect(err).NotTo(HaveOccurred())
+
+	ns := createNamespace(ctx, s.name)
+	By("waiting until the node has no pressure condition")
+	Eventually(ctx, nodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
+
+	victims := s.pods()
+	By(fmt.Sprintf("creating %d pods", len(victims)))
+	for i, v := range victims {
+		if v.static {
+			name := v.pod.Name
+			mirror, err := f.CreateStaticPod(ctx, ns, v.pod)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(func(ctx SpecContext) {
+				Expect(f.DeleteStaticPod(ctx, name)).To(Succeed())
+			}, NodeTimeout(time.Minute))
+			victims[i].pod = v.pod.DeepCopy()
+			victims[i].pod.Name = mirror
+			continue
+		}
+		_, err := f.CreatePod(ctx, ns, v.pod)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	w := &watch{ns: ns, victims: victims}
+
+	By(fmt.Sprintf("waiting for %s", s.condition))
+	Eventually(ctx, func(g Gomega) {
+		n := w.check(ctx, g)
+		g.Expect(framework.HasCondition(n, s.condition)).To(BeTrue(), "%s not yet reported; pods: %s", s.condition, w.summary())
+	}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+
+	By("waiting for the evictions, in order")
+	Eventually(ctx, func(g Gomega) {
+		w.check(ctx, g)
+		g.Expect(w.pending()).To(BeEmpty(), "pods not evicted yet; pods: %s", w.summary())
+	}).WithTimeout(evictionTimeout).WithPolling(poll).Should(Succeed())
+
+	evicted := w.evicted()
+	By(fmt.Sprintf("checking the %d evicted pods' status and events", len(evicted)))
+	for _, p := range evicted {
+		expectEvicted(ctx, p, s)
+	}
+	for _, v := range victims {
+		if v.order == 0 {
+			Expect(w.byName[v.pod.Name]).To(Satisfy(framework.IsRunning), "pod %s must still run", v.pod.Name)
+		}
+	}
+
+	By("checking kubelet_evictions")
+	after, err := f.EvictionCounts(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(countsDelta(before, after)).To(Equal(map[string]int{s.signal: len(evicted)}))
+
+	if s.afterEvictions != nil {
+		s.afterEvictions(ctx, ns)
+	}
+
+	By("removing the evicted pods")
+	for _, p := range evicted {
+		Expect(f.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})).To(Succeed())
+	}
+	expectPressureClears(ctx, s.condition)
+	expectAdmitted(ctx, ns)
+
+	By("checking the kubelet never restarted on its own")
+	now, err := f.KubeletProcess(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(now).To(Equal(kubelet))
+}
+
+// createNamespace makes the spec's namespace, removed when the spec ends.
+func createNamespace(ctx context.Context, base string) string {
+	ns, err := f.CreateNamespace(ctx, base)
+	Expect(err).NotTo(HaveOccurred())
+	current.namespace = ns
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(f.DeleteNamespace(ctx, ns)).To(Succeed())
+	}, NodeTimeout(5*time.Minute))
+	return ns
+}
+
+func nodePressures(ctx context.Context) ([]corev1.NodeConditionType, error) {
+	n, err := f.GetNode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return framework.Pressures(n), nil
+}
+
+// expectPressureClears waits until the condition is gone, then checks that
+// it stays gone and the node stays Ready.
+func expectPressureClears(ctx context.Context, condition corev1.NodeConditionType) {
+	By(fmt.Sprintf("waiting for %s to clear", condition))
+	Eventually(ctx, nodePressures).WithTimeout(clearTimeout).WithPolling(poll).ShouldNot(ContainElement(condition))
+	By(fmt.Sprintf("checking %s stays clear for %s", condition, stayClearFor))
+	Consistently(ctx, func(g Gomega) {
+		n, err := f.GetNode(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(framework.IsReady(n)).To(BeTrue(), "node %s not Ready", n.Name)
+		g.Expect(framework.Pressures(n)).NotTo(ContainElement(condition))
+	}).WithTimeout(stayClearFor).WithPolling(poll).Should(Succeed())
+}
+
+// expectAdmitted checks that a new pod is admitted and runs.
+func expectAdmitted(ctx context.Context, ns string) {
+	By("admitting a new pod")
+	p, err := f.CreatePod(ctx, ns, f.Pod("after", []string{"sleep"}))
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(ctx, func(g Gomega) {
+		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		if got.Status.Phase == corev1.PodFailed {
+			StopTrying("the new pod was not admitted: " + framework.DescribePod(got)).Now()
+		}
+		g.Expect(got).To(Satisfy(framework.IsRunning), framework.DescribePod(got))
+	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+}
+
+// expectEvicted checks one evicted pod: phase, reason, message and
+// DisruptionTarget condition, and exactly one Evicted event with the
+// starved resource (and, for memory, the offending container and its usage
+// above its request).
+func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
+	Expect(p.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(p))
+	Expect(p.Status.Reason).To(Equal(evictedReason), framework.DescribePod(p))
+	Expect(p.Status.Message).To(HavePrefix(lowOnResourceMessageStart+s.resource), framework.DescribePod(p))
+	Expect(p.Status.Conditions).To(ContainElement(SatisfyAll(
+		HaveField("Type", corev1.DisruptionTarget),
+		HaveField("Status", corev1.ConditionTrue),
+		HaveField("Reason", terminationByKubelet),
+	)), "pod %s has no DisruptionTarget condition from the kubelet", p.Name)
+
+	var events []corev1.Event
+	Eventually(ctx, func(g Gomega) {
+		var err error
+		events, err = f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(events).NotTo(BeEmpty(), "no Evicted event for pod %s yet", p.Name)
+	}).WithTimeout(eventTimeout).WithPolling(poll).Should(Succeed())
+	Expect(events).To(HaveLen(1), "pod %s: want exactly one Evicted event", p.Name)
+	e := events[0]
+	Expect(e.Count).To(BeNumerically("<=", 1), "pod %s: the Evicted event was recorded %d times", p.Name, e.Count)
+	Expect(e.Annotations).To(HaveKeyWithValue(annotationStarved, s.resource))
+	if !s.offenders {
+		return
+	}
+	c := p.Spec.Containers[0]
+	Expect(e.Annotations).To(HaveKeyWithValue(annotationOffenders, c.Name))
+	usage, err := resource.ParseQuantity(e.Annotations[annotationOffendersUsage])
+	Expect(err).NotTo(HaveOccurred(), "pod %s: %s=%q", p.Name, annotationOffendersUsage, e.Annotations[annotationOffendersUsage])
+	request := c.Resources.Requests[corev1.ResourceName(s.resource)]
+	Expect(usage.Cmp(request)).To(Equal(1), "pod %s: usage %s is not above the request %s", p.Name, usage.String(), request.String())
+}
+
+// countsDelta is after − before, signals that did not change left out.
+func countsDelta(before, after map[string]int) map[string]int {
+	d := map[string]int{}
+	for k, v := range after {
+		if v != before[k] {
+			d[k] = v - before[k]
+		}
+	}
+	for k, v := range before {
+		if _, ok := after[k]; !ok {
+			d[k] = -v
+		}
+	}
+	return d
+}
+
+// watch follows a spec's pods and fails the spec at once when an
+// invariant breaks: the node leaves Ready, a pod that must stay is gone, a
+// pod fails for another reason than eviction, or a pod is evicted before
+// one that had to go first.
+type watch struct {
+	ns      string
+	victims []victim
+	byName  map[string]*corev1.Pod
+}
+
+// check reads the pods and the node and stops the wait on a broken
+// invariant; it returns the node.
+func (w *watch) check(ctx context.Context, g Gomega) *corev1.Node {
+	n, err := f.GetNode(ctx)
+	g.Expect(err).NotTo(HaveOccurred())
+	if !framework.IsReady(n) {
+		StopTrying(fmt.Sprintf("node %s is not Ready", n.Name)).Now()
+	}
+	pods, err := f.Pods(ctx, w.ns)
+	g.Expect(err).NotTo(HaveOccurred())
+	w.byName = map[string]*corev1.Pod{}
+	for i := range pods {
+		w.byName[pods[i].Name] = &pods[i]
+	}
+	for _, v := range w.victims {
+		p, ok := w.byName[v.pod.Name]
+		if !ok && v.static {
+			g.Expect(p).NotTo(BeNil(), "the mirror pod %s is not posted yet", v.pod.Name)
+		} else if !ok {
+			StopTrying(fmt.Sprintf("pod %s disappeared", v.pod.Name)).Now()
+		}
+		switch {
+		case p.Status.Phase == corev1.PodSucceeded:
+			StopTrying("pod exited on its own: " + framework.DescribePod(p)).Now()
+		case p.Status.Phase != corev1.PodFailed:
+			continue
+		case v.order == 0:
+			StopTrying("a pod that must never be evicted failed: " + framework.DescribePod(p)).Now()
+		case p.Status.Reason != evictedReason:
+			StopTrying("pod failed, not by eviction: " + framework.DescribePod(p)).Now()
+		}
+		for _, earlier := range w.victims {
+			if earlier.order > 0 && earlier.order < v.order && w.byName[earlier.pod.Name].Status.Phase != corev1.PodFailed {
+				StopTrying(fmt.Sprintf("pod %s (order %d) was evicted while %s (order %d) still runs; pods: %s",
+					v.pod.Name, v.order, earlier.pod.Name, earlier.order, w.summary())).Now()
+			}
+		}
+	}
+	return n
+}
+
+// pending lists the pods still to be evicted.
+func (w *watch) pending() []string {
+	var names []string
+	for _, v := range w.victims {
+		if p := w.byName[v.pod.Name]; v.order > 0 && (p == nil || p.Status.Phase != corev1.PodFailed) {
+			names = append(names, v.pod.Name)
+		}
+	}
+	return names
+}
+
+// evicted lists the evicted pods in eviction order.
+func (w *watch) evicted() []*corev1.Pod {
+	vs := slices.Clone(w.victims)
+	slices.SortStableFunc(vs, func(a, b victim) int { return a.order - b.order })
+	var out []*corev1.Pod
+	for _, v := range vs {
+		if p := w.byName[v.pod.Name]; v.order > 0 && p != nil && p.Status.Phase == corev1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func (w *watch) summary() string {
+	var parts []string
+	for _, v := range w.victims {
+		if p, ok := w.byName[v.pod.Name]; ok {
+			parts = append(parts, framework.DescribePod(p))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+// quantity formats a byte or count threshold for the kubelet's
+// configuration, never below 1.
+func quantity(v int64) string {
+	return fmt.Sprintf("%d", max(v, 1))
+}
+
+const mi = int64(1) << 20

@@ -1,0 +1,48 @@
+package framework
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// IsReady reports whether the node's Ready condition is True.
+func IsReady(n *corev1.Node) bool {
+	ready, _ := readyHeartbeat(n)
+	return ready
+}
+
+func readyHeartbeat(n *corev1.Node) (bool, time.Time) {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
+		}
+	}
+	return false, time.Time{}
+}
+
+// HasCondition reports whether the node's condition of type t is True.
+func HasCondition(n *corev1.Node, t corev1.NodeConditionType) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == t {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// PressureConditions are the node conditions the eviction manager sets.
+var PressureConditions = []corev1.NodeConditionType{
+	corev1.NodeMemoryPressure, corev1.NodeDiskPressure, corev1.NodePIDPressure,
+}
+
+// Pressures lists the pressure conditions that are True on the node.
+func Pressures(n *corev1.Node) []corev1.NodeConditionType {
+	var on []corev1.NodeConditionType
+	for _, t := range PressureConditions {
+		if HasCondition(n, t) {
+			on = append(on, t)
+		}
+	}
+	return on
+}

@@ -1,0 +1,168 @@
+package framework
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	"k8s.io/utils/ptr"
+)
+
+func TestParseEvictionCounts(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    map[string]int
+		wantErr string
+	}{
+		{name: "no evictions yet", in: "# TYPE kubelet_running_pods gauge\nkubelet_running_pods 3\n", want: map[string]int{}},
+		{
+			name: "two signals",
+			in: "# HELP kubelet_evictions [ALPHA] Cumulative number of pod evictions by eviction signal\n" +
+				"# TYPE kubelet_evictions counter\n" +
+				"kubelet_evictions{eviction_signal=\"memory.available\"} 2\n" +
+				"kubelet_evictions{eviction_signal=\"nodefs.available\"} 1\n",
+			want: map[string]int{"memory.available": 2, "nodefs.available": 1},
+		},
+		{
+			name:    "sample without its label",
+			in:      "# TYPE kubelet_evictions counter\nkubelet_evictions 1\n",
+			wantErr: "without an eviction_signal label",
+		},
+		{name: "not the text format", in: "kubelet_evictions{ 1\n", wantErr: "parsing the kubelet's metrics"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseEvictionCounts([]byte(tt.in))
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for k, v := range tt.want {
+				if got[k] != v {
+					t.Fatalf("got %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}
+
+func TestConfigDiff(t *testing.T) {
+	base := func() *kubeletconfig.KubeletConfiguration {
+		return &kubeletconfig.KubeletConfiguration{
+			EvictionHard:                     map[string]string{"memory.available": "100Mi"},
+			EvictionPressureTransitionPeriod: metav1.Duration{Duration: 30 * time.Second},
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(got *kubeletconfig.KubeletConfiguration)
+		want   string
+	}{
+		{name: "same", change: func(*kubeletconfig.KubeletConfiguration) {}},
+		{
+			name:   "defaults filled in by the kubelet do not count",
+			change: func(g *kubeletconfig.KubeletConfiguration) { g.EvictionHard["nodefs.available"] = "10%" },
+		},
+		{
+			name:   "threshold not in effect",
+			change: func(g *kubeletconfig.KubeletConfiguration) { g.EvictionHard["memory.available"] = "200Mi" },
+			want:   `evictionHard[memory.available]="200Mi", want "100Mi"`,
+		},
+		{
+			name: "transition period differs",
+			change: func(g *kubeletconfig.KubeletConfiguration) {
+				g.EvictionPressureTransitionPeriod.Duration = 5 * time.Minute
+			},
+			want: "evictionPressureTransitionPeriod",
+		},
+		{
+			name:   "local storage isolation off",
+			change: func(g *kubeletconfig.KubeletConfiguration) { g.LocalStorageCapacityIsolation = ptr.To(false) },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := base()
+			tt.change(got)
+			diff := configDiff(base(), got)
+			if tt.want == "" && diff != "" {
+				t.Fatalf("diff = %q, want none", diff)
+			}
+			if tt.want != "" && !strings.Contains(diff, tt.want) {
+				t.Fatalf("diff = %q, want it to contain %q", diff, tt.want)
+			}
+		})
+	}
+	want := base()
+	want.LocalStorageCapacityIsolation = ptr.To(true)
+	got := base()
+	got.LocalStorageCapacityIsolation = ptr.To(false)
+	if diff := configDiff(want, got); !strings.Contains(diff, "localStorageCapacityIsolation") {
+		t.Fatalf("a wanted localStorageCapacityIsolation that is off: diff = %q", diff)
+	}
+}
+
+func TestParseProperties(t *testing.T) {
+	got := parseProperties("MainPID=1234\nNRestarts=0\nweird line\n")
+	if got["MainPID"] != "1234" || got["NRestarts"] != "0" || len(got) != 2 {
+		t.Fatalf("got %v", got)
+	}
+}
+
+func TestObservations(t *testing.T) {
+	u := func(v uint64) *uint64 { return &v }
+	summary := func() *statsapi.Summary {
+		return &statsapi.Summary{Node: statsapi.NodeStats{
+			Memory:  &statsapi.MemoryStats{AvailableBytes: u(800), WorkingSetBytes: u(200)},
+			Fs:      &statsapi.FsStats{AvailableBytes: u(5000), InodesFree: u(70)},
+			Runtime: &statsapi.RuntimeStats{ImageFs: &statsapi.FsStats{AvailableBytes: u(4000), InodesFree: u(60)}},
+			Rlimit:  &statsapi.RlimitStats{MaxPID: ptr.To[int64](32768), NumOfRunningProcesses: ptr.To[int64](768)},
+			SystemContainers: []statsapi.ContainerStats{
+				{Name: statsapi.SystemContainerPods, Memory: &statsapi.MemoryStats{WorkingSetBytes: u(50)}},
+			},
+		}}
+	}
+	o, err := observations(summary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Observations{MemoryAvailable: 800, MemoryCapacity: 1000, PodsMemoryWorkingSet: 50, NodeFsAvailable: 5000,
+		NodeFsInodesFree: 70, ImageFsAvailable: 4000, ImageFsInodesFree: 60, PIDAvailable: 32000}
+	if o != want {
+		t.Fatalf("got %+v, want %+v", o, want)
+	}
+	partial := summary()
+	partial.Node.Rlimit = nil
+	partial.Node.Fs.InodesFree = nil
+	_, err = observations(partial)
+	if err == nil || !strings.Contains(err.Error(), "node.fs.inodesFree") || !strings.Contains(err.Error(), "node.rlimit") {
+		t.Fatalf("error = %v, want it to name node.fs.inodesFree and node.rlimit", err)
+	}
+}
+
+func TestKeep(t *testing.T) {
+	for tags, want := range map[string]bool{
+		"registry.k8s.io/kube-proxy:v1.37.2":      true,
+		"registry.k8s.io/coredns/coredns:v1.14.6": true,
+		"registry.k8s.io/pause:3.10.2":            true,
+		"registry.k8s.io/kube-apiserver:v1.37.2":  false,
+		"registry.k8s.io/kube-proxy-evil:v1":      false,
+		"evictkit.local/workload:0123456789ab":    false,
+	} {
+		if got := keep([]string{tags}); got != want {
+			t.Errorf("keep(%s) = %v, want %v", tags, got, want)
+		}
+	}
+}

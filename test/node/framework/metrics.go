@@ -1,0 +1,51 @@
+package framework
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// evictionsMetric counts the kubelet's evictions by eviction_signal.
+const evictionsMetric = "kubelet_evictions"
+
+// EvictionCounts scrapes the kubelet's /metrics through the API server and
+// returns kubelet_evictions by eviction_signal (an empty map before the
+// first eviction since the kubelet started: the counter restarts with it).
+func (f *Framework) EvictionCounts(ctx context.Context) (map[string]int, error) {
+	raw, err := f.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(f.Node).
+		SubResource("proxy").Suffix("metrics").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: scraping the kubelet's metrics: %w", f.Node, err)
+	}
+	return parseEvictionCounts(raw)
+}
+
+func parseEvictionCounts(raw []byte) (map[string]int, error) {
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("parsing the kubelet's metrics: %w", err)
+	}
+	counts := map[string]int{}
+	fam, ok := families[evictionsMetric]
+	if !ok {
+		return counts, nil
+	}
+	for _, m := range fam.GetMetric() {
+		signal := ""
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "eviction_signal" {
+				signal = l.GetValue()
+			}
+		}
+		if signal == "" {
+			return nil, fmt.Errorf("%s sample without an eviction_signal label", evictionsMetric)
+		}
+		counts[signal] = int(m.GetCounter().GetValue())
+	}
+	return counts, nil
+}

@@ -1,0 +1,95 @@
+package framework
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+)
+
+// Observations are the node-level quantities the eviction signals are
+// computed from, as the kubelet reports them in its Summary API. Test
+// thresholds are set relative to them (upstream's node e2e does the same),
+// so that a modest hog crosses them whatever the node's size.
+type Observations struct {
+	MemoryAvailable      int64 // memory.available, bytes
+	MemoryCapacity       int64 // bytes
+	PodsMemoryWorkingSet int64 // the "pods" cgroup's working set, bytes
+	NodeFsAvailable      int64 // nodefs.available, bytes
+	NodeFsInodesFree     int64 // nodefs.inodesFree
+	ImageFsAvailable     int64 // imagefs.available, bytes
+	ImageFsInodesFree    int64 // imagefs.inodesFree
+	PIDAvailable         int64 // pid.available: task limit minus tasks
+}
+
+// Summary reads the kubelet's Summary API through the API server.
+func (f *Framework) Summary(ctx context.Context) (*statsapi.Summary, error) {
+	raw, err := f.Client.CoreV1().RESTClient().Get().Resource("nodes").Name(f.Node).
+		SubResource("proxy").Suffix("stats/summary").DoRaw(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("node %s: reading the Summary API: %w", f.Node, err)
+	}
+	s := &statsapi.Summary{}
+	if err := json.Unmarshal(raw, s); err != nil {
+		return nil, fmt.Errorf("node %s: parsing the Summary API: %w", f.Node, err)
+	}
+	return s, nil
+}
+
+// Observe reads the node's current observations; every one must be there.
+func (f *Framework) Observe(ctx context.Context) (Observations, error) {
+	s, err := f.Summary(ctx)
+	if err != nil {
+		return Observations{}, err
+	}
+	return observations(s)
+}
+
+func observations(s *statsapi.Summary) (Observations, error) {
+	var o Observations
+	var missing []string
+	get := func(name string, v *uint64, dst *int64) {
+		if v == nil {
+			missing = append(missing, name)
+			return
+		}
+		*dst = int64(*v)
+	}
+	n := s.Node
+	if n.Memory != nil {
+		get("node.memory.availableBytes", n.Memory.AvailableBytes, &o.MemoryAvailable)
+		get("node.memory.workingSetBytes", n.Memory.WorkingSetBytes, new(int64))
+		if n.Memory.AvailableBytes != nil && n.Memory.WorkingSetBytes != nil {
+			o.MemoryCapacity = int64(*n.Memory.AvailableBytes + *n.Memory.WorkingSetBytes)
+		}
+	} else {
+		missing = append(missing, "node.memory")
+	}
+	if n.Fs != nil {
+		get("node.fs.availableBytes", n.Fs.AvailableBytes, &o.NodeFsAvailable)
+		get("node.fs.inodesFree", n.Fs.InodesFree, &o.NodeFsInodesFree)
+	} else {
+		missing = append(missing, "node.fs")
+	}
+	if n.Runtime != nil && n.Runtime.ImageFs != nil {
+		get("node.runtime.imageFs.availableBytes", n.Runtime.ImageFs.AvailableBytes, &o.ImageFsAvailable)
+		get("node.runtime.imageFs.inodesFree", n.Runtime.ImageFs.InodesFree, &o.ImageFsInodesFree)
+	} else {
+		missing = append(missing, "node.runtime.imageFs")
+	}
+	if n.Rlimit != nil && n.Rlimit.MaxPID != nil && n.Rlimit.NumOfRunningProcesses != nil {
+		o.PIDAvailable = *n.Rlimit.MaxPID - *n.Rlimit.NumOfRunningProcesses
+	} else {
+		missing = append(missing, "node.rlimit")
+	}
+	for _, c := range n.SystemContainers {
+		if c.Name == statsapi.SystemContainerPods && c.Memory != nil && c.Memory.WorkingSetBytes != nil {
+			o.PodsMemoryWorkingSet = int64(*c.Memory.WorkingSetBytes)
+		}
+	}
+	if len(missing) > 0 {
+		return o, fmt.Errorf("the Summary API lacks %v", missing)
+	}
+	return o, nil
+}

@@ -1,0 +1,246 @@
+package framework
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	schedulingv1 "k8s.io/api/scheduling/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+)
+
+// Priority classes of the test pods (cluster-wide, created once).
+const (
+	HighPriority = "evictkit-e2e-high"
+	LowPriority  = "evictkit-e2e-low"
+)
+
+var priorityValues = map[string]int32{HighPriority: 100000, LowPriority: -10}
+
+// E2ELabel marks every object the suites create.
+const E2ELabel = "evictkit.dev/node-e2e"
+
+// EnsurePriorityClasses creates the test priority classes if missing.
+func (f *Framework) EnsurePriorityClasses(ctx context.Context) error {
+	for name, value := range priorityValues {
+		pc := &schedulingv1.PriorityClass{
+			ObjectMeta:  metav1.ObjectMeta{Name: name, Labels: map[string]string{E2ELabel: "true"}},
+			Value:       value,
+			Description: "evictkit node e2e test pods",
+		}
+		_, err := f.Client.SchedulingV1().PriorityClasses().Create(ctx, pc, metav1.CreateOptions{})
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("creating priority class %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// CreateNamespace creates a namespace named after base and waits until
+// pods can be created in it (its default service account exists).
+func (f *Framework) CreateNamespace(ctx context.Context, base string) (string, error) {
+	ns, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: "node-e2e-" + base + "-",
+		Labels:       map[string]string{E2ELabel: "true"},
+	}}, metav1.CreateOptions{})
+	if err != nil {
+		return "", fmt.Errorf("creating a namespace for %s: %w", base, err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := f.Client.CoreV1().ServiceAccounts(ns.Name).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("namespace %s: no default service account within 1m", ns.Name)
+	}
+	return ns.Name, nil
+}
+
+// DeleteNamespace deletes a namespace with its pods at once (grace 0) and
+// waits until it is gone.
+func (f *Framework) DeleteNamespace(ctx context.Context, ns string) error {
+	pods := f.Client.CoreV1().Pods(ns)
+	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("deleting the pods of %s: %w", ns, err)
+	}
+	err := f.Client.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
+	if apierrors.IsNotFound(err) {
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("deleting namespace %s: %w", ns, err)
+	}
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := f.Client.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err), nil
+	})
+	if err != nil {
+		return fmt.Errorf("namespace %s still exists 3m after its deletion", ns)
+	}
+	return nil
+}
+
+// PodOption changes a test pod.
+type PodOption func(*corev1.Pod)
+
+// Pod is a pod bound to the node under test (no scheduler: the kubelet
+// admits it, as in upstream's node e2e) running the workload image with
+// args in one container named after the pod; it never restarts.
+func (f *Framework) Pod(name string, args []string, opts ...PodOption) *corev1.Pod {
+	p := &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{E2ELabel: "true"}},
+		Spec: corev1.PodSpec{
+			NodeName:      f.Node,
+			RestartPolicy: corev1.RestartPolicyNever,
+			Containers: []corev1.Container{{
+				Name:            name,
+				Image:           f.Image,
+				ImagePullPolicy: corev1.PullNever,
+				Args:            args,
+			}},
+		},
+	}
+	for _, o := range opts {
+		o(p)
+	}
+	return p
+}
+
+func setResources(p *corev1.Pod, requests, limits corev1.ResourceList) {
+	c := &p.Spec.Containers[0]
+	if requests != nil {
+		if c.Resources.Requests == nil {
+			c.Resources.Requests = corev1.ResourceList{}
+		}
+		for k, v := range requests {
+			c.Resources.Requests[k] = v
+		}
+	}
+	if limits != nil {
+		if c.Resources.Limits == nil {
+			c.Resources.Limits = corev1.ResourceList{}
+		}
+		for k, v := range limits {
+			c.Resources.Limits[k] = v
+		}
+	}
+}
+
+// MemoryRequest gives the container a memory request (Burstable).
+func MemoryRequest(q string) PodOption {
+	return func(p *corev1.Pod) {
+		setResources(p, corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(q)}, nil)
+	}
+}
+
+// Guaranteed gives the container equal CPU and memory requests and limits.
+func Guaranteed(cpu, memory string) PodOption {
+	return func(p *corev1.Pod) {
+		rl := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}
+		setResources(p, rl, rl)
+	}
+}
+
+// EphemeralStorage sets the container's ephemeral-storage request and limit
+// ("" leaves one out).
+func EphemeralStorage(request, limit string) PodOption {
+	return func(p *corev1.Pod) {
+		if request != "" {
+			setResources(p, corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse(request)}, nil)
+		}
+		if limit != "" {
+			setResources(p, nil, corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse(limit)})
+		}
+	}
+}
+
+// PriorityClass sets the pod's priority class.
+func PriorityClass(name string) PodOption {
+	return func(p *corev1.Pod) { p.Spec.PriorityClassName = name }
+}
+
+// EmptyDir mounts an emptyDir volume at path; medium Memory makes it a
+// tmpfs; sizeLimit "" means none.
+func EmptyDir(path string, medium corev1.StorageMedium, sizeLimit string) PodOption {
+	return func(p *corev1.Pod) {
+		src := &corev1.EmptyDirVolumeSource{Medium: medium}
+		if sizeLimit != "" {
+			q := resource.MustParse(sizeLimit)
+			src.SizeLimit = &q
+		}
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "scratch", VolumeSource: corev1.VolumeSource{EmptyDir: src}})
+		c := &p.Spec.Containers[0]
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "scratch", MountPath: path})
+	}
+}
+
+// GracePeriod sets terminationGracePeriodSeconds.
+func GracePeriod(seconds int64) PodOption {
+	return func(p *corev1.Pod) { p.Spec.TerminationGracePeriodSeconds = &seconds }
+}
+
+// Tolerate adds a NoSchedule toleration of a taint key.
+func Tolerate(key string) PodOption {
+	return func(p *corev1.Pod) {
+		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{
+			Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule,
+		})
+	}
+}
+
+// CreatePod creates p in ns.
+func (f *Framework) CreatePod(ctx context.Context, ns string, p *corev1.Pod) (*corev1.Pod, error) {
+	created, err := f.Client.CoreV1().Pods(ns).Create(ctx, p, metav1.CreateOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("creating pod %s/%s: %w", ns, p.Name, err)
+	}
+	return created, nil
+}
+
+// Pods lists the pods of ns.
+func (f *Framework) Pods(ctx context.Context, ns string) ([]corev1.Pod, error) {
+	list, err := f.Client.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the pods of %s: %w", ns, err)
+	}
+	return list.Items, nil
+}
+
+// IsRunning reports a pod whose containers all run.
+func IsRunning(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Running == nil {
+			return false
+		}
+	}
+	return len(p.Status.ContainerStatuses) > 0
+}
+
+// DescribePod is a one-line account of a pod's state for failure messages.
+func DescribePod(p *corev1.Pod) string {
+	s := fmt.Sprintf("%s: phase=%s", p.Name, p.Status.Phase)
+	if p.Status.Reason != "" {
+		s += " reason=" + p.Status.Reason
+	}
+	if p.Status.Message != "" {
+		s += fmt.Sprintf(" message=%q", p.Status.Message)
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		switch {
+		case cs.State.Running != nil:
+			s += fmt.Sprintf(" [%s running]", cs.Name)
+		case cs.State.Waiting != nil:
+			s += fmt.Sprintf(" [%s waiting %s]", cs.Name, cs.State.Waiting.Reason)
+		case cs.State.Terminated != nil:
+			s += fmt.Sprintf(" [%s terminated %s exit %d]", cs.Name, cs.State.Terminated.Reason, cs.State.Terminated.ExitCode)
+		}
+	}
+	return s
+}

@@ -1,0 +1,43 @@
+package nodee2e
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	corev1 "k8s.io/api/core/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// memoryHog grows to size at 40 MiB/s, then holds.
+func memoryHog(size string) []string {
+	return []string{"memory", "-size", size, "-rate", "40Mi"}
+}
+
+var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial", "Smoke"), func() {
+	// Pressure once the pods use 600 MiB more than when the spec started;
+	// each hog alone gets there, so both have to go: the BestEffort hog
+	// first (both exceed their requests, it has the lower priority), then
+	// the high-priority Burstable hog. The Guaranteed pod stays.
+	It("evicts the BestEffort hog, then the high-priority hog, and never the Guaranteed pod", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "memory-priority",
+			condition: corev1.NodeMemoryPressure,
+			signal:    "memory.available",
+			resource:  "memory",
+			offenders: true,
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": quantity(o.MemoryAvailable - 600*mi),
+				})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("besteffort-hog", memoryHog("900Mi"), framework.PriorityClass(framework.LowPriority))},
+					{order: 2, pod: f.Pod("burstable-hog", memoryHog("900Mi"),
+						framework.PriorityClass(framework.HighPriority), framework.MemoryRequest("100Mi"))},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("100m", "100Mi"))},
+				}
+			},
+		})
+	})
+})

@@ -1,0 +1,43 @@
+package nodee2e
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	corev1 "k8s.io/api/core/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// threadHog starts count threads over 10 processes at 250 a second, then
+// holds them.
+func threadHog(count string) []string {
+	return []string{"threads", "-count", count, "-procs", "10", "-rate", "250"}
+}
+
+var _ = Describe("PID pressure with priority ordering", Label("Eviction", "PID", "Serial"), func() {
+	// Pressure once there are 3000 more tasks on the machine than when the
+	// spec started (pid.available counts every task of the kernel); each
+	// hog alone starts 4500 threads, so both go: the low-priority one first,
+	// then the high-priority one, which outranks the idle pod of the same
+	// priority by its process count (10 to 1). The idle pod stays.
+	It("evicts the low-priority hog, then the high-priority hog, and never the idle pod", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "pid-priority",
+			condition: corev1.NodePIDPressure,
+			signal:    "pid.available",
+			resource:  "pids",
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"pid.available": quantity(o.PIDAvailable - 3000),
+				})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("low-hog", threadHog("4500"), framework.PriorityClass(framework.LowPriority))},
+					{order: 2, pod: f.Pod("high-hog", threadHog("4500"), framework.PriorityClass(framework.HighPriority))},
+					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.PriorityClass(framework.HighPriority))},
+				}
+			},
+		})
+	})
+})

@@ -1,0 +1,92 @@
+package nodee2e
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+var cfg framework.Config
+
+func init() {
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	flag.StringVar(&cfg.Root, "root", root, "the evictkit checkout")
+	flag.StringVar(&cfg.Cluster, "cluster", "evictkit", "the kind cluster's name")
+	flag.StringVar(&cfg.Node, "node", "evictkit-worker2", "the node under test")
+	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "the cluster's kubeconfig (default ROOT/_output/kubeconfig)")
+	flag.StringVar(&cfg.Kubelet, "kubelet", framework.KubeletEvictkit, "the kubelet the node must run: evictkit or upstream")
+	flag.StringVar(&cfg.LogDir, "logs", "", "where failed specs leave diagnostics (default ROOT/_output/logs/node-e2e)")
+}
+
+func TestNodeE2E(t *testing.T) {
+	if cfg.Kubeconfig == "" {
+		cfg.Kubeconfig = filepath.Join(cfg.Root, "_output", "kubeconfig")
+	}
+	if cfg.LogDir == "" {
+		cfg.LogDir = filepath.Join(cfg.Root, "_output", "logs", "node-e2e")
+	}
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "evictkit node e2e")
+}
+
+// f is the connection to the node under test, made once for the suite.
+var f *framework.Framework
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	var err error
+	f, err = framework.New(ctx, cfg)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(f.EnsurePriorityClasses(ctx)).To(Succeed())
+	GinkgoWriter.Printf("node %s, kubelet %s, workload image %s\n", f.Node, f.Kubelet, f.Image)
+}, NodeTimeout(10*time.Minute))
+
+// current is what the running spec works on, for the failure dump.
+var current struct {
+	namespace string
+	started   time.Time
+}
+
+var _ = BeforeEach(func() {
+	current.namespace = ""
+	current.started = time.Now()
+})
+
+// On failure, leave the node's conditions, the kubelet's log, the pods and
+// their events in LOGS/<spec>/ before the spec's cleanup removes them.
+var _ = JustAfterEach(func(ctx SpecContext) {
+	if !CurrentSpecReport().Failed() || f == nil {
+		return
+	}
+	dir := filepath.Join(cfg.LogDir, specDirName(CurrentSpecReport().FullText()))
+	if err := f.Dump(ctx, dir, current.namespace, current.started.Add(-time.Minute)); err != nil {
+		GinkgoWriter.Printf("dump: %v\n", err)
+	}
+	fmt.Fprintf(os.Stderr, "node e2e: diagnostics of the failed spec in %s\n", dir)
+}, NodeTimeout(2*time.Minute))
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+func specDirName(text string) string {
+	name := strings.Trim(unsafeName.ReplaceAllString(text, "-"), "-")
+	if len(name) > 120 {
+		name = name[:120]
+	}
+	return name
+}
+
+// withTimeout bounds a cleanup step that runs after the spec's context may
+// be gone.
+func withTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}
