@@ -108,8 +108,8 @@ engine-up: components ## Start the project's own Docker engine (if not running)
 engine-down: ## Stop the project's Docker engine if the project started it
 	@bash scripts/engine.sh down
 
-node-image: host-deps ## Build kubelets, components and the kind node image (each skipped when its inputs did not change)
-	@bash scripts/build-all.sh
+node-image: kubelet components engine-up ## Build the kind node image (skipped when its inputs did not change)
+	@bash scripts/node-image.sh >/dev/null
 
 cluster: node-image ## Bring up kind-config.yaml's cluster (KUBECONFIG=_output/kubeconfig); idempotent
 	@bash scripts/cluster.sh up

@@ -12,10 +12,7 @@
 # into _output/bin. A binary is rebuilt only when what it is built from
 # changes (a stamp file next to it records module, version and flags).
 #
-# Usage: scripts/build-components.sh [--download-only] [NAME...]   (default: all)
-# --download-only fills the Go module cache with what the builds will need
-# and compiles nothing (scripts/build-all.sh runs it in the background while
-# the kubelet compiles: a cold build spends minutes waiting on downloads).
+# Usage: scripts/build-components.sh [NAME...]   (default: all)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
@@ -58,10 +55,6 @@ gomod_build() {
 	local name dir start=${SECONDS}
 	name="$(basename "${out}")"
 	dir="${work}/${name}"
-	if [[ "${download_only}" == true ]]; then
-		gomod_download "${name}" "${modver}" "${pkg}"
-		return
-	fi
 	step "build: ${name} from ${modver}"
 	rm -rf "${dir}" && mkdir -p "${dir}"
 	(
@@ -75,30 +68,10 @@ gomod_build() {
 	note "${name} built in $((SECONDS - start)) s"
 }
 
-# gomod_download NAME MODULE@VERSION PACKAGE: downloads the modules PACKAGE
-# needs (in a throw-away module of its own, so a build running at the same
-# time is not disturbed; the module cache is safe for concurrent use).
-gomod_download() {
-	local name="$1" modver="$2" pkg="$3" dir="${work}/download/$1" start=${SECONDS}
-	rm -rf "${dir}" && mkdir -p "${dir}"
-	(
-		cd "${dir}"
-		go mod init "evictkit.invalid/download/${name}" >/dev/null 2>&1
-		GOFLAGS=-mod=mod go get "${modver}" >/dev/null 2>&1 || GOFLAGS=-mod=mod go get "${modver}"
-		GOFLAGS=-mod=mod go list -deps "${pkg}" >/dev/null
-	) || die "downloading ${modver} failed" "check access to the Go module proxy ($(go env GOPROXY))"
-	note "${name}: modules downloaded in $((SECONDS - start)) s"
-}
-
 # local_build OUT DIR: a main package of ours (DIR, in this module or a
 # module of its own), static.
 local_build() {
 	local out="$1" dir="$2" stamp start=${SECONDS}
-	if [[ "${download_only}" == true ]]; then
-		(cd "${dir}" && GOFLAGS=-mod=mod go list -deps . >/dev/null) || die "downloading the modules of ${dir#"${root}"/} failed"
-		note "$(basename "${out}"): modules downloaded"
-		return
-	fi
 	stamp="$(cd "${dir}" && find . -maxdepth 1 -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
 		sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16) ${recipe}"
 	if fresh "${out}" "${stamp}"; then
@@ -115,8 +88,6 @@ local_build() {
 # kube_component OUT PKG: a command of the pristine upstream tree.
 kube_component() {
 	local out="$1" pkg="$2" tree stamp
-	# The Kubernetes tree's modules come with the kubelet build.
-	[[ "${download_only}" == true ]] && return
 	tree="$(pristine_tree "${root}")"
 	stamp="${K8S_VERSION} $(git -C "${tree}" rev-parse HEAD) ${pkg} ${recipe} static"
 	if fresh "${out}" "${stamp}"; then
@@ -179,18 +150,9 @@ build_one() {
 	esac
 }
 
-download_only=false
-if [[ "${1:-}" == --download-only ]]; then
-	download_only=true
-	shift
-fi
 all=(kind runc containerd dockerd crictl cni pause etcd coredns control-plane)
 start=${SECONDS}
 for c in "${@:-${all[@]}}"; do
 	build_one "${c}"
 done
-if [[ "${download_only}" == true ]]; then
-	step "build-components: modules downloaded in $((SECONDS - start)) s"
-else
-	step "build-components: done in $((SECONDS - start)) s"
-fi
+step "build-components: done in $((SECONDS - start)) s"

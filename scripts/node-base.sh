@@ -5,11 +5,7 @@
 # imported into the project's engine as evictkit/node-base:<inputs hash>.
 # Skipped when that image exists. Prints the image name on stdout.
 #
-# Usage: scripts/node-base.sh [rootfs]
-#   rootfs  only build the trimmed rootfs as a tarball in _output/build (no
-#           engine needed; scripts/build-all.sh runs this in the background
-#           while the Go builds run). Skipped when the tarball exists or this
-#           machine's engine already imported the image.
+# Usage: scripts/node-base.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
@@ -21,29 +17,7 @@ mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 
 hash="$(cat "${BASH_SOURCE[0]}" "${packages_file}" <(echo "${DEBIAN_SUITE} ${mirror}") | sha256sum | cut -c1-12)"
 image="evictkit/node-base:${DEBIAN_SUITE}-${hash}"
-tarball="${root}/_output/build/node-base-${hash}.tar"
-# Written after an import: lets the rootfs mode skip its work without asking
-# an engine that may not be running yet. Only a hint: the image itself is
-# checked before it is used.
-imported="${EVICTKIT_STATE_DIR}/node-base/${image#*:}"
-mode="${1:-image}"
-case "${mode}" in
-image | rootfs) ;;
-*) die "unknown mode: ${mode}" "usage: scripts/node-base.sh [rootfs]" ;;
-esac
-
-mkdir -p "${root}/_output/build" "${root}/_output/logs"
-# One builder at a time: the background rootfs build and the import wait
-# for each other here.
-exec 9>"${root}/_output/build/node-base.lock"
-flock 9
-
-if [[ "${mode}" == rootfs ]]; then
-	if [[ -f "${tarball}" || -f "${imported}" ]]; then
-		note "node-base: rootfs not needed (built or imported before)"
-		exit 0
-	fi
-elif docker image inspect "${image}" >/dev/null 2>&1; then
+if docker image inspect "${image}" >/dev/null 2>&1; then
 	note "node-base: ${image} exists"
 	printf '%s\n' "${image}"
 	exit 0
@@ -61,51 +35,35 @@ cleanup() {
 	rm -rf "${rootfs}"
 }
 trap cleanup EXIT
+cleanup
 
-# build_tarball: debootstrap, trim, and pack the rootfs into ${tarball}.
-build_tarball() {
-	cleanup
+packages="$(grep -vE '^\s*(#|$)' "${packages_file}" | paste -sd, -)"
+step "node-base: debootstrap ${DEBIAN_SUITE} (minbase + ${packages//,/ })"
+start=${SECONDS}
+debootstrap --variant=minbase --include="${packages}" "${DEBIAN_SUITE}" "${rootfs}" "${mirror}" \
+	>"${root}/_output/logs/debootstrap.log" 2>&1 ||
+	{ tail -n 30 "${root}/_output/logs/debootstrap.log" >&2; die "debootstrap failed" "see _output/logs/debootstrap.log"; }
+unmount_below "${rootfs}"
+note "debootstrap: $((SECONDS - start)) s"
 
-	packages="$(grep -vE '^\s*(#|$)' "${packages_file}" | paste -sd, -)"
-	step "node-base: debootstrap ${DEBIAN_SUITE} (minbase + ${packages//,/ })"
-	start=${SECONDS}
-	debootstrap --variant=minbase --include="${packages}" "${DEBIAN_SUITE}" "${rootfs}" "${mirror}" \
-		>"${root}/_output/logs/debootstrap.log" 2>&1 ||
-		{ tail -n 30 "${root}/_output/logs/debootstrap.log" >&2; die "debootstrap failed" "see _output/logs/debootstrap.log"; }
-	unmount_below "${rootfs}"
-	note "debootstrap: $((SECONDS - start)) s"
-
-	step "node-base: trimming systemd and apt caches"
-	(
-		cd "${rootfs}"
-		# A node container boots systemd only for containerd and the kubelet:
-		# no tmpfiles setup at boot, no default wants, no udev or initctl sockets.
-		find lib/systemd/system/sysinit.target.wants/ -name systemd-tmpfiles-setup.service -delete
-		rm -f lib/systemd/system/multi-user.target.wants/* etc/systemd/system/*.wants/* \
-			lib/systemd/system/local-fs.target.wants/* lib/systemd/system/sockets.target.wants/*udev* \
-			lib/systemd/system/sockets.target.wants/*initctl* lib/systemd/system/basic.target.wants/*
-		echo "ReadKMsg=no" >>etc/systemd/journald.conf
-		ln -sfn /lib/systemd/systemd sbin/init
-		ln -sf /dev/null etc/systemd/system/systemd-binfmt.service
-		rm -rf var/lib/apt/lists/* var/cache/apt/*.bin var/cache/apt/archives/*.deb var/log/*.log \
-			usr/share/doc/* usr/share/man/* usr/share/info/* usr/share/locale/*
-		: >etc/machine-id
-	)
-	tar -C "${rootfs}" --numeric-owner -cf "${tarball}.partial" .
-	mv "${tarball}.partial" "${tarball}"
-	cleanup
-	note "node-base: rootfs packed in $((SECONDS - start)) s"
-}
-
-if [[ ! -f "${tarball}" ]]; then
-	build_tarball
-fi
-[[ "${mode}" == rootfs ]] && exit 0
+step "node-base: trimming systemd and apt caches"
+(
+	cd "${rootfs}"
+	# A node container boots systemd only for containerd and the kubelet:
+	# no tmpfiles setup at boot, no default wants, no udev or initctl sockets.
+	find lib/systemd/system/sysinit.target.wants/ -name systemd-tmpfiles-setup.service -delete
+	rm -f lib/systemd/system/multi-user.target.wants/* etc/systemd/system/*.wants/* \
+		lib/systemd/system/local-fs.target.wants/* lib/systemd/system/sockets.target.wants/*udev* \
+		lib/systemd/system/sockets.target.wants/*initctl* lib/systemd/system/basic.target.wants/*
+	echo "ReadKMsg=no" >>etc/systemd/journald.conf
+	ln -sfn /lib/systemd/systemd sbin/init
+	ln -sf /dev/null etc/systemd/system/systemd-binfmt.service
+	rm -rf var/lib/apt/lists/* var/cache/apt/*.bin var/cache/apt/archives/*.deb var/log/*.log \
+		usr/share/doc/* usr/share/man/* usr/share/info/* usr/share/locale/*
+	: >etc/machine-id
+)
 
 step "node-base: importing ${image}"
-start=${SECONDS}
-docker import --change 'ENV container=docker' "${tarball}" "${image}" >/dev/null
-rm -f "${tarball}"
-mkdir -p "$(dirname "${imported}")" && touch "${imported}"
-note "node-base: ${image} imported in $((SECONDS - start)) s ($(docker image inspect -f '{{.Size}}' "${image}" | awk '{printf "%.0f MB", $1/1e6}'))"
+tar -C "${rootfs}" --numeric-owner -c . | docker import --change 'ENV container=docker' - "${image}" >/dev/null
+note "node-base: ${image} in $((SECONDS - start)) s ($(docker image inspect -f '{{.Size}}' "${image}" | awk '{printf "%.0f MB", $1/1e6}'))"
 printf '%s\n' "${image}"
