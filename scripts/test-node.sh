@@ -50,10 +50,14 @@ mkdir -p "${reports}"
 report="${reports}/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}.xml"
 step "test-node: suites on ${node} (kubelet ${kubelet}${labels:+, labels ${labels}}); report ${report#"${root}"/}"
 start=${SECONDS}
+color=()
+[[ -t 1 ]] || color=(-ginkgo.no-color)
 rc=0
-(cd "${root}" && go test ./test/node -count=1 -timeout 100m -args \
+(cd "${root}" && go test ./test/node -count=1 -v -timeout 100m -args \
 	-root "${root}" -cluster "${cluster}" -node "${node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \
-	-ginkgo.v -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
+	-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
 	${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
-step "test-node: $( ((rc == 0)) && echo passed || echo FAILED) in $((SECONDS - start)) s (report ${report#"${root}"/}; diagnostics of failed specs in _output/logs/node-e2e/)"
+result=passed
+((rc == 0)) || result=FAILED
+step "test-node: ${result} in $((SECONDS - start)) s (report ${report#"${root}"/}; diagnostics of failed specs in _output/logs/node-e2e/)"
 exit "${rc}"

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -37,31 +38,80 @@ func WorkloadImage(root string) (name, archive string, err error) {
 		return "", "", err
 	}
 	name = "evictkit.local/workload:" + sum[:12]
-	archive = filepath.Join(dir, sum[:12]+".tar")
+	archive, err = dirImage(dir, rootfs, name, sum[:12], `ENTRYPOINT ["/workload"]`)
+	return name, archive, err
+}
+
+// BallastImage builds evictkit.local/ballast:<size in MiB>mi, a FROM-scratch
+// image holding one file of size bytes of pseudo-random (incompressible,
+// but always the same) data and no program: an image no pod uses, for
+// image garbage collection to remove.
+func BallastImage(root string, size int64) (name, archive string, err error) {
+	tag := fmt.Sprintf("%dmi", size>>20)
+	dir := filepath.Join(root, "_output", "build", "ballast-"+tag)
+	rootfs := filepath.Join(dir, "rootfs")
+	if err := os.MkdirAll(rootfs, 0o755); err != nil {
+		return "", "", err
+	}
+	file := filepath.Join(rootfs, "ballast")
+	if st, err := os.Stat(file); err != nil || st.Size() != size {
+		if err := writePseudoRandom(file, size); err != nil {
+			return "", "", err
+		}
+	}
+	name = "evictkit.local/ballast:" + tag
+	archive, err = dirImage(dir, rootfs, name, tag)
+	return name, archive, err
+}
+
+// writePseudoRandom fills path with size bytes from a fixed-seed ChaCha8
+// stream.
+func writePseudoRandom(path string, size int64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	src := rand.NewChaCha8([32]byte{'e', 'v', 'i', 'c', 't', 'k', 'i', 't'})
+	if _, err := io.CopyN(f, src, size); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// dirImage imports rootfs as the image name (unless the engine has it;
+// changes are Dockerfile instructions such as ENTRYPOINT) and saves it to
+// dir/<id>.tar (unless that exists), returning the archive's path.
+func dirImage(dir, rootfs, name, id string, changes ...string) (string, error) {
+	archive := filepath.Join(dir, id+".tar")
 	if _, err := os.Stat(archive); err == nil {
-		return name, archive, nil
+		return archive, nil
 	}
 	if err := run("docker", "image", "inspect", name); err != nil {
+		args := []string{"import"}
+		for _, c := range changes {
+			args = append(args, "--change", c)
+		}
 		tar := exec.Command("tar", "-C", rootfs, "--numeric-owner", "--owner=0", "--group=0", "-c", ".")
-		imp := exec.Command("docker", "import", "--change", `ENTRYPOINT ["/workload"]`, "-", name)
+		imp := exec.Command("docker", append(args, "-", name)...)
 		pipe, err := tar.StdoutPipe()
 		if err != nil {
-			return "", "", err
+			return "", err
 		}
 		imp.Stdin = pipe
 		if err := tar.Start(); err != nil {
-			return "", "", err
+			return "", err
 		}
 		out, ierr := imp.CombinedOutput()
 		terr := tar.Wait()
 		if ierr != nil || terr != nil {
-			return "", "", fmt.Errorf("docker import %s: %v %v: %s", name, ierr, terr, out)
+			return "", fmt.Errorf("docker import %s: %v %v: %s", name, ierr, terr, out)
 		}
 	}
-	if err := run("docker", "save", "-o", archive, name); err != nil {
-		return "", "", err
+	if err := run("docker", "save", "-o", archive+".partial", name); err != nil {
+		return "", err
 	}
-	return name, archive, nil
+	return archive, os.Rename(archive+".partial", archive)
 }
 
 func fileSHA256(path string) (string, error) {

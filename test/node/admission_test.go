@@ -14,21 +14,29 @@ import (
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-// holdPressure sets a threshold above what the node observes, so the node
-// is under pressure at once and stays so with no hog (nothing the kubelet
-// can evict relieves it), and waits for the condition.
-func holdPressure(ctx SpecContext, condition corev1.NodeConditionType, set func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)) {
+// holdPressure puts the node under lasting pressure: a threshold relative
+// to what the node observes, and a system-node-critical hog (which the
+// kubelet never evicts) that takes more than the margin, so nothing the
+// kubelet can do relieves it. (A threshold above what the node has would
+// do it without a hog, but the kubelet refuses to start with an eviction
+// reservation above capacity.) It waits for the condition.
+func holdPressure(ctx SpecContext, ns string, condition corev1.NodeConditionType, hog []string, opts []framework.PodOption,
+	set func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)) {
 	By("observing the node")
 	obs, err := f.Observe(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	By(fmt.Sprintf("setting a threshold that holds the node in %s", condition))
+	By(fmt.Sprintf("setting a threshold and starting a critical hog that hold the node in %s", condition))
+	// Registered first: a kubelet that does not come back with the new
+	// configuration gets the original back too.
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
+	}, NodeTimeout(5*time.Minute))
 	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
 		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
 		set(c, obs)
 	})).To(Succeed())
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
-	}, NodeTimeout(5*time.Minute))
+	_, err = f.CreatePod(ctx, ns, f.Pod("critical-hog", hog, append(opts, framework.PriorityClass("system-node-critical"))...))
+	Expect(err).NotTo(HaveOccurred())
 	Eventually(ctx, nodePressures).WithTimeout(pressureTimeout).WithPolling(poll).Should(ContainElement(condition))
 }
 
@@ -78,12 +86,13 @@ func started(p *corev1.Pod) bool {
 
 var _ = Describe("Admission under memory pressure", Label("Eviction", "Admission", "Memory", "Serial"), func() {
 	It("rejects BestEffort pods unless they tolerate the memory-pressure taint, and admits the others", func(ctx SpecContext) {
-		holdPressure(ctx, corev1.NodeMemoryPressure, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-			c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-				"memory.available": quantity(o.MemoryAvailable + 2048*mi),
-			})
-		})
 		ns := createNamespace(ctx, "admit-memory")
+		holdPressure(ctx, ns, corev1.NodeMemoryPressure, memoryHog("600Mi"), nil,
+			func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": quantity(o.MemoryAvailable - 400*mi),
+				})
+			})
 		By("creating a BestEffort pod")
 		expectRejected(ctx, ns, f.Pod("besteffort", []string{"sleep"}), corev1.NodeMemoryPressure)
 		By("creating a BestEffort pod that tolerates node.kubernetes.io/memory-pressure")
@@ -98,12 +107,14 @@ var _ = Describe("Admission under memory pressure", Label("Eviction", "Admission
 
 var _ = Describe("Admission under disk pressure", Label("Eviction", "Admission", "Disk", "Serial"), func() {
 	It("rejects every pod that is not critical, and admits a critical one", func(ctx SpecContext) {
-		holdPressure(ctx, corev1.NodeDiskPressure, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-			c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-				"nodefs.available": quantity(o.NodeFsAvailable + 2048*mi),
-			})
-		})
+		pruneImages(ctx)
 		ns := createNamespace(ctx, "admit-disk")
+		holdPressure(ctx, ns, corev1.NodeDiskPressure, diskHog("/scratch", "250Mi"), []framework.PodOption{framework.EmptyDir("/scratch", "", "")},
+			func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.available": quantity(o.NodeFsAvailable - 150*mi),
+				})
+			})
 		By("creating a BestEffort pod")
 		expectRejected(ctx, ns, f.Pod("besteffort", []string{"sleep"}), corev1.NodeDiskPressure)
 		By("creating a Guaranteed pod")

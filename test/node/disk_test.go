@@ -27,6 +27,16 @@ func pruneImages(ctx context.Context) {
 	GinkgoWriter.Printf("pruned images: %v\n", removed)
 }
 
+// idleDiskPod writes nothing and requests 10Mi of ephemeral storage, which
+// it stays under: the kubelet ranks pods over their request first, so the
+// idle pod comes after every writer even while the kubelet's volume usage
+// figures (refreshed about once a minute) still show the writers near zero.
+func idleDiskPod(opts ...framework.PodOption) *corev1.Pod {
+	return f.Pod("idle", []string{"sleep"}, append([]framework.PodOption{
+		framework.EmptyDir("/scratch", "", ""), framework.EphemeralStorage("10Mi", ""),
+	}, opts...)...)
+}
+
 var _ = Describe("Node filesystem pressure", Label("Eviction", "Disk", "Serial", "Smoke"), func() {
 	// Pressure once pods write 200 MiB more to the node's filesystem than
 	// it had when the spec started. The hog writes 350 MiB into an
@@ -46,7 +56,7 @@ var _ = Describe("Node filesystem pressure", Label("Eviction", "Disk", "Serial",
 			pods: func() []victim {
 				return []victim{
 					{order: 1, pod: f.Pod("disk-hog", diskHog("/scratch", "350Mi"), framework.EmptyDir("/scratch", "", ""))},
-					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: idleDiskPod()},
 				}
 			},
 		})
@@ -56,7 +66,9 @@ var _ = Describe("Node filesystem pressure", Label("Eviction", "Disk", "Serial",
 var _ = Describe("Inode pressure", Label("Eviction", "Disk", "Serial"), func() {
 	// Pressure once pods create 3000 more inodes on the node's filesystem
 	// than it had free when the spec started; the hog creates 5000 empty
-	// files in an emptyDir.
+	// files in an emptyDir. Inodes have no requests, so the idle pod's
+	// higher priority is what ranks it after the hog (the kubelet's inode
+	// counts of volumes trail by about a minute).
 	It("evicts the pod creating files and leaves the idle pod", func(ctx SpecContext) {
 		runEviction(ctx, evictionSpec{
 			name:      "inodes",
@@ -73,7 +85,67 @@ var _ = Describe("Inode pressure", Label("Eviction", "Disk", "Serial"), func() {
 				return []victim{
 					{order: 1, pod: f.Pod("inode-hog", []string{"inodes", "-dir", "/scratch", "-count", "5000", "-rate", "300"},
 						framework.EmptyDir("/scratch", "", ""))},
-					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.EmptyDir("/scratch", "", ""),
+						framework.PriorityClass(framework.HighPriority))},
+				}
+			},
+		})
+	})
+})
+
+var _ = Describe("Node filesystem pressure with priority ordering", Label("Eviction", "Disk", "Serial"), func() {
+	// Pressure once pods write 150 MiB more than at the start; each hog
+	// alone writes 250 MiB, so both go: the low-priority one first, then
+	// the default-priority one. The high-priority idle pod stays.
+	It("evicts the low-priority hog, then the default-priority hog, and never the idle pod", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "nodefs-priority",
+			condition: corev1.NodeDiskPressure,
+			signal:    "nodefs.available",
+			resource:  "ephemeral-storage",
+			prepare:   pruneImages,
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.available": quantity(o.NodeFsAvailable - 150*mi),
+				})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("low-hog", diskHog("/scratch", "250Mi"),
+						framework.PriorityClass(framework.LowPriority), framework.EmptyDir("/scratch", "", ""))},
+					{order: 2, pod: f.Pod("default-hog", diskHog("/scratch", "250Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: idleDiskPod(framework.PriorityClass(framework.HighPriority))},
+				}
+			},
+		})
+	})
+})
+
+var _ = Describe("Minimum reclaim", Label("Eviction", "Disk", "Serial"), func() {
+	// Pressure once pods write 300 MiB more than at the start; the hogs
+	// write 200 MiB (low priority) and 150 MiB (default priority). Evicting
+	// the first brings the node back over the threshold, but a 200 MiB
+	// minimum reclaim keeps the threshold met until at most 100 MiB stay
+	// written: the second hog must go too. The idle pod stays.
+	It("keeps evicting until the threshold plus the minimum reclaim is reached", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "min-reclaim",
+			condition: corev1.NodeDiskPressure,
+			signal:    "nodefs.available",
+			resource:  "ephemeral-storage",
+			prepare:   pruneImages,
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.available": quantity(o.NodeFsAvailable - 300*mi),
+				})
+				c.EvictionMinimumReclaim = map[string]string{"nodefs.available": "200Mi"}
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("low-hog", diskHog("/scratch", "200Mi"),
+						framework.PriorityClass(framework.LowPriority), framework.EmptyDir("/scratch", "", ""))},
+					{order: 2, pod: f.Pod("default-hog", diskHog("/scratch", "150Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: idleDiskPod(framework.PriorityClass(framework.HighPriority))},
 				}
 			},
 		})

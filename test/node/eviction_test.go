@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
@@ -49,16 +50,27 @@ type victim struct {
 	// static pods run from a manifest in the node's staticPodPath; pod's
 	// name becomes the mirror pod's once created.
 	static bool
+	// limit is set for a local storage limit eviction: the
+	// kubelet_evictions label and the start of the pod's message.
+	limit *limitEviction
+}
+
+// limitEviction is what a local storage limit eviction must show.
+type limitEviction struct {
+	signal  string
+	message string
 }
 
 // evictionSpec is one scenario in upstream's style: thresholds set from
 // what the node observes, pods that push the node over them, and what the
 // kubelet must do.
 type evictionSpec struct {
-	name      string                   // namespace base name
-	condition corev1.NodeConditionType // the pressure condition to expect
-	signal    string                   // the kubelet_evictions label of the evictions
-	resource  string                   // the Evicted events' starved_resource
+	name string // namespace base name
+	// condition is the pressure condition to expect; "" for local storage
+	// limit evictions, which must happen with no pressure condition at all.
+	condition corev1.NodeConditionType
+	signal    string // the kubelet_evictions label of threshold evictions
+	resource  string // their Evicted events' starved_resource
 	// offenders: the events name the evicted container and its usage
 	// above its request (memory).
 	offenders bool
@@ -71,6 +83,8 @@ type evictionSpec struct {
 	// afterEvictions runs once the evictions are checked, before the
 	// evicted pods are removed and the condition must clear.
 	afterEvictions func(ctx SpecContext, ns string)
+	// checkEvicted adds checks of an evicted pod (e.g. its timing).
+	checkEvicted func(ctx context.Context, p *corev1.Pod, node *corev1.Node)
 }
 
 // runEviction runs an eviction spec to the end: pressure, evictions in
@@ -79,6 +93,8 @@ type evictionSpec struct {
 // its own. The kubelet's configuration and the namespace are restored and
 // removed however the spec ends.
 func runEviction(ctx SpecContext, s evictionSpec) {
+	By("waiting until the node has no pressure condition")
+	Eventually(ctx, nodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
 	if s.prepare != nil {
 		s.prepare(ctx)
 	}
@@ -88,14 +104,16 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	GinkgoWriter.Printf("observations: %+v\n", obs)
 
 	By("setting the eviction thresholds relative to the observations")
+	// Registered first: a kubelet that does not come back with the new
+	// configuration gets the original back too.
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
+	}, NodeTimeout(5*time.Minute))
 	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
 		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
 		s.configure(c, obs)
 		GinkgoWriter.Printf("evictionHard %v evictionSoft %v\n", c.EvictionHard, c.EvictionSoft)
 	})).To(Succeed())
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
-	}, NodeTimeout(5*time.Minute))
 
 	kubelet, err := f.KubeletProcess(ctx)
 	Expect(err).NotTo(HaveOccurred())
@@ -103,8 +121,6 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	Expect(err).NotTo(HaveOccurred())
 
 	ns := createNamespace(ctx, s.name)
-	By("waiting until the node has no pressure condition")
-	Eventually(ctx, nodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
 
 	victims := s.pods()
 	By(fmt.Sprintf("creating %d pods", len(victims)))
@@ -125,34 +141,40 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	}
 	w := &watch{ns: ns, victims: victims}
 
-	By(fmt.Sprintf("waiting for %s", s.condition))
-	Eventually(ctx, func(g Gomega) {
-		n := w.check(ctx, g)
-		g.Expect(framework.HasCondition(n, s.condition)).To(BeTrue(), "%s not yet reported; pods: %s", s.condition, w.summary())
-	}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+	if s.condition != "" {
+		By(fmt.Sprintf("waiting for %s", s.condition))
+		Eventually(ctx, func(g Gomega) {
+			n := w.check(ctx, g)
+			g.Expect(framework.HasCondition(n, s.condition)).To(BeTrue(), "%s not yet reported; pods: %s", s.condition, w.summary())
+		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+	}
 
 	By("waiting for the evictions, in order")
+	var node *corev1.Node
 	Eventually(ctx, func(g Gomega) {
-		w.check(ctx, g)
+		node = w.check(ctx, g)
+		if s.condition == "" {
+			g.Expect(framework.Pressures(node)).To(BeEmpty(), "no pressure condition may appear")
+		}
 		g.Expect(w.pending()).To(BeEmpty(), "pods not evicted yet; pods: %s", w.summary())
 	}).WithTimeout(evictionTimeout).WithPolling(poll).Should(Succeed())
 
 	evicted := w.evicted()
 	By(fmt.Sprintf("checking the %d evicted pods' status and events", len(evicted)))
+	wantCounts := map[string]int{}
 	for _, p := range evicted {
-		expectEvicted(ctx, p, s)
-	}
-	for _, v := range victims {
-		if v.order == 0 {
-			Expect(w.byName[v.pod.Name]).To(Satisfy(framework.IsRunning), "pod %s must still run", v.pod.Name)
+		v := w.victim(p.Name)
+		if v.limit != nil {
+			expectLimitEvicted(ctx, p, *v.limit)
+			wantCounts[v.limit.signal]++
+		} else {
+			expectEvicted(ctx, p, s)
+			wantCounts[s.signal]++
+		}
+		if s.checkEvicted != nil {
+			s.checkEvicted(ctx, p, node)
 		}
 	}
-
-	By("checking kubelet_evictions")
-	after, err := f.EvictionCounts(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(countsDelta(before, after)).To(Equal(map[string]int{s.signal: len(evicted)}))
-
 	if s.afterEvictions != nil {
 		s.afterEvictions(ctx, ns)
 	}
@@ -161,8 +183,28 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	for _, p := range evicted {
 		Expect(f.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})).To(Succeed())
 	}
-	expectPressureClears(ctx, s.condition)
+	if s.condition != "" {
+		expectPressureClears(ctx, s.condition)
+	}
 	expectAdmitted(ctx, ns)
+
+	By("checking the pods that had to stay still run")
+	for _, v := range victims {
+		if v.order != 0 {
+			continue
+		}
+		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, v.pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) && s.afterEvictions != nil {
+			continue // removed by the spec's afterEvictions
+		}
+		Expect(err).NotTo(HaveOccurred())
+		Expect(got).To(Satisfy(framework.IsRunning), "pod %s had to stay: %s", v.pod.Name, framework.DescribePod(got))
+	}
+
+	By("checking kubelet_evictions rose by exactly the evictions")
+	after, err := f.EvictionCounts(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(countsDelta(before, after)).To(Equal(wantCounts))
 
 	By("checking the kubelet never restarted on its own")
 	now, err := f.KubeletProcess(ctx)
@@ -232,16 +274,7 @@ func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
 		HaveField("Reason", terminationByKubelet),
 	)), "pod %s has no DisruptionTarget condition from the kubelet", p.Name)
 
-	var events []corev1.Event
-	Eventually(ctx, func(g Gomega) {
-		var err error
-		events, err = f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(events).NotTo(BeEmpty(), "no Evicted event for pod %s yet", p.Name)
-	}).WithTimeout(eventTimeout).WithPolling(poll).Should(Succeed())
-	Expect(events).To(HaveLen(1), "pod %s: want exactly one Evicted event", p.Name)
-	e := events[0]
-	Expect(e.Count).To(BeNumerically("<=", 1), "pod %s: the Evicted event was recorded %d times", p.Name, e.Count)
+	e := expectOneEvictedEvent(ctx, p)
 	Expect(e.Annotations).To(HaveKeyWithValue(annotationStarved, s.resource))
 	if !s.offenders {
 		return
@@ -252,6 +285,32 @@ func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
 	Expect(err).NotTo(HaveOccurred(), "pod %s: %s=%q", p.Name, annotationOffendersUsage, e.Annotations[annotationOffendersUsage])
 	request := c.Resources.Requests[corev1.ResourceName(s.resource)]
 	Expect(usage.Cmp(request)).To(Equal(1), "pod %s: usage %s is not above the request %s", p.Name, usage.String(), request.String())
+}
+
+// expectLimitEvicted checks a pod evicted for exceeding a local storage
+// limit: phase, reason and message, and exactly one Evicted event. (The
+// kubelet gives these evictions neither annotations nor a DisruptionTarget
+// condition.)
+func expectLimitEvicted(ctx context.Context, p *corev1.Pod, want limitEviction) {
+	Expect(p.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(p))
+	Expect(p.Status.Reason).To(Equal(evictedReason), framework.DescribePod(p))
+	Expect(p.Status.Message).To(HavePrefix(want.message), framework.DescribePod(p))
+	expectOneEvictedEvent(ctx, p)
+}
+
+// expectOneEvictedEvent waits for the pod's Evicted event and checks it is
+// the only one, recorded once.
+func expectOneEvictedEvent(ctx context.Context, p *corev1.Pod) corev1.Event {
+	var events []corev1.Event
+	Eventually(ctx, func(g Gomega) {
+		var err error
+		events, err = f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(events).NotTo(BeEmpty(), "no Evicted event for pod %s yet", p.Name)
+	}).WithTimeout(eventTimeout).WithPolling(poll).Should(Succeed())
+	Expect(events).To(HaveLen(1), "pod %s: want exactly one Evicted event", p.Name)
+	Expect(events[0].Count).To(BeNumerically("<=", 1), "pod %s: the Evicted event was recorded %d times", p.Name, events[0].Count)
+	return events[0]
 }
 
 // countsDelta is after − before, signals that did not change left out.
@@ -319,6 +378,17 @@ func (w *watch) check(ctx context.Context, g Gomega) *corev1.Node {
 		}
 	}
 	return n
+}
+
+// victim finds a victim by its pod's name.
+func (w *watch) victim(name string) victim {
+	for _, v := range w.victims {
+		if v.pod.Name == name {
+			return v
+		}
+	}
+	Fail("no victim named " + name)
+	return victim{}
 }
 
 // pending lists the pods still to be evicted.

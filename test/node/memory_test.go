@@ -41,3 +41,35 @@ var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Me
 		})
 	})
 })
+
+var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "Allocatable", "Serial"), func() {
+	// kubeReserved leaves the pods 800 MiB more than they use now (the
+	// kubepods cgroup limit); with enforceNodeAllocatable=pods the hard
+	// memory.available threshold (100Mi) also applies to
+	// allocatableMemory.available, so pressure comes once pods use 600 MiB
+	// more. The 650 MiB hog gets there without reaching the cgroup limit
+	// (no kernel OOM kill); the Guaranteed pod stays. The node's own
+	// memory.available is nowhere near its threshold.
+	It("evicts the BestEffort hog on allocatableMemory.available, not the Guaranteed pod", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "allocatable",
+			condition: corev1.NodeMemoryPressure,
+			signal:    "allocatableMemory.available",
+			resource:  "memory",
+			offenders: true,
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": "100Mi"})
+				c.EnforceNodeAllocatable = []string{"pods"}
+				c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
+					"memory": quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - 800*mi),
+				})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("besteffort-hog", []string{"memory", "-size", "650Mi", "-rate", "20Mi"})},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi"))},
+				}
+			},
+		})
+	})
+})

@@ -44,6 +44,8 @@ func TestNodeE2E(t *testing.T) {
 var f *framework.Framework
 
 var _ = BeforeSuite(func(ctx SpecContext) {
+	// Diagnostics are of this run's failures only.
+	Expect(os.RemoveAll(cfg.LogDir)).To(Succeed())
 	var err error
 	f, err = framework.New(ctx, cfg)
 	Expect(err).NotTo(HaveOccurred())

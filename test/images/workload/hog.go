@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -73,14 +72,29 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 	return nil
 }
 
-// hold blocks until SIGTERM or SIGINT, then exits 0: a hog keeps what it
-// took until the kubelet (or the test) stops it.
+// hold keeps what the hog took until the process is killed. It ignores
+// SIGTERM and SIGINT, as the shell loops of upstream's test pods do (a
+// container's first process gets no default signal actions): only SIGKILL,
+// at the end of the grace period the kubelet gives, stops it. A hog that
+// exited cleanly on SIGTERM would race the kubelet's eviction status with
+// its own exit code 0 (phase Succeeded instead of Failed/Evicted), and the
+// specs that check grace periods need a pod that uses all of its.
 func hold() {
-	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGTERM, syscall.SIGINT)
-	fmt.Println("holding until stopped")
-	<-sig
-	os.Exit(0)
+	signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
+	fmt.Println("holding until killed")
+	for {
+		time.Sleep(time.Hour)
+	}
+}
+
+// idle is the sleep subcommand: hold nothing.
+func idle(args []string) error {
+	fs := flag.NewFlagSet("sleep", flag.ContinueOnError)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	hold()
+	return nil
 }
 
 // outOfRoom reports errors that mean the filesystem is full.

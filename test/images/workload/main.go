@@ -10,8 +10,9 @@
 //
 // and the pressure hogs of the node e2e suites (test/node). Each grows at a
 // rate up to a bound, prints its progress, then holds what it took until it
-// is killed (SIGTERM ends it at once). The bound keeps a test that goes
-// wrong from taking the whole machine.
+// is killed: it ignores SIGTERM, so only SIGKILL ends it (the kubelet's
+// grace period runs out). The bound keeps a test that goes wrong from taking
+// the whole machine.
 //
 //	workload memory -size 900Mi [-rate 50Mi]
 //	    anonymous memory, every page touched (rate per second).
@@ -57,7 +58,7 @@ func main() {
 	case "threads":
 		err = hogThreads(os.Args[2:])
 	case "sleep":
-		hold()
+		err = idle(os.Args[2:])
 	default:
 		usage()
 	}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
+
+	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 
 	"github.com/evictkit/evictkit/internal/kindcluster"
 )
@@ -113,4 +116,35 @@ func keep(tags []string) bool {
 	return slices.ContainsFunc(tags, func(t string) bool {
 		return slices.ContainsFunc(keepImages, func(prefix string) bool { return strings.HasPrefix(t, prefix) })
 	})
+}
+
+// LoadBallast loads a ballast image of size bytes (kindcluster.BallastImage)
+// into the node under test, unpinned and unused: the first thing image
+// garbage collection removes. It returns the image's name.
+func (f *Framework) LoadBallast(ctx context.Context, size int64) (string, error) {
+	name, archive, err := kindcluster.BallastImage(f.Root, size)
+	if err != nil {
+		return "", err
+	}
+	if f.HasImage(ctx, name) {
+		return name, nil
+	}
+	a, err := os.Open(archive)
+	if err != nil {
+		return "", err
+	}
+	defer a.Close()
+	if err := nodeutils.LoadImageArchive(f.node, a); err != nil {
+		return "", fmt.Errorf("loading %s into %s: %w", name, f.Node, err)
+	}
+	if !f.HasImage(ctx, name) {
+		return "", fmt.Errorf("node %s: %s not listed by the CRI after loading it", f.Node, name)
+	}
+	return name, nil
+}
+
+// HasImage reports whether the node's CRI lists the image.
+func (f *Framework) HasImage(ctx context.Context, name string) bool {
+	_, err := f.Exec(ctx, "crictl", "inspecti", name)
+	return err == nil
 }

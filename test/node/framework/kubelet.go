@@ -90,8 +90,17 @@ func (f *Framework) restartKubelet(ctx context.Context, want *kubeletconfig.Kube
 	if _, err := f.Exec(ctx, "systemctl", "restart", "kubelet"); err != nil {
 		return err
 	}
+	// A restart we ask for is not counted; systemd restarting a kubelet
+	// that exited is.
+	base, err := f.KubeletProcess(ctx)
+	if err != nil {
+		base.Restarts = -1
+	}
 	var last string
-	err := wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+	err = wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if p, err := f.KubeletProcess(ctx); base.Restarts >= 0 && err == nil && p.Restarts > base.Restarts {
+			return false, fmt.Errorf("the kubelet exits with this configuration: %s", f.kubeletErrors(ctx, restarted))
+		}
 		n, err := f.GetNode(ctx)
 		if err != nil {
 			last = err.Error()
@@ -114,9 +123,30 @@ func (f *Framework) restartKubelet(ctx context.Context, want *kubeletconfig.Kube
 		return true, nil
 	})
 	if err != nil {
+		if !wait.Interrupted(err) {
+			return fmt.Errorf("node %s: %w", f.Node, err)
+		}
 		return fmt.Errorf("node %s: kubelet not back within 3m after a restart: %s", f.Node, last)
 	}
 	return nil
+}
+
+// kubeletErrors returns the kubelet's last error lines since a time.
+func (f *Framework) kubeletErrors(ctx context.Context, since time.Time) string {
+	out, err := f.Exec(ctx, "journalctl", "--no-pager", "-o", "cat", "-u", "kubelet", "--since", fmt.Sprintf("@%d", since.Unix()))
+	if err != nil {
+		return err.Error()
+	}
+	var errs []string
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "E") || strings.Contains(line, "command failed") {
+			errs = append(errs, strings.TrimSpace(line))
+		}
+	}
+	if len(errs) > 3 {
+		errs = errs[len(errs)-3:]
+	}
+	return strings.Join(errs, " | ")
 }
 
 // RunningKubeletConfig is the configuration the kubelet runs with, from its

@@ -244,3 +244,15 @@ func DescribePod(p *corev1.Pod) string {
 	}
 	return s
 }
+
+// ExtraContainer adds a second container running the workload image with
+// args and, if limit is not "", that ephemeral-storage limit.
+func (f *Framework) ExtraContainer(name string, args []string, limit string) PodOption {
+	return func(p *corev1.Pod) {
+		c := corev1.Container{Name: name, Image: f.Image, ImagePullPolicy: corev1.PullNever, Args: args}
+		if limit != "" {
+			c.Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse(limit)}
+		}
+		p.Spec.Containers = append(p.Spec.Containers, c)
+	}
+}

@@ -1,0 +1,44 @@
+package nodee2e
+
+import (
+	. "github.com/onsi/ginkgo/v2"
+	corev1 "k8s.io/api/core/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+	"k8s.io/utils/ptr"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+var _ = Describe("Local storage isolation", Label("Eviction", "Disk", "LocalStorage", "Serial"), func() {
+	// No threshold is involved: each over-limit pod goes for its own
+	// limit, with no node condition; in-limit pods and a memory-backed
+	// emptyDir (the kernel bounds tmpfs) stay.
+	It("evicts pods over their emptyDir, container and pod limits, and leaves in-limit and memory-backed ones", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:    "local-storage",
+			prepare: pruneImages,
+			configure: func(c *kubeletconfig.KubeletConfiguration, _ framework.Observations) {
+				c.LocalStorageCapacityIsolation = ptr.To(true)
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, limit: &limitEviction{"emptydirfs.limit", `Usage of EmptyDir volume "scratch" exceeds the limit "100Mi"`},
+						pod: f.Pod("emptydir-over", diskHog("/scratch", "130Mi"), framework.EmptyDir("/scratch", "", "100Mi"))},
+					// The second container's limit keeps the pod's total
+					// (300Mi) above its usage: the container's own limit
+					// is what is exceeded.
+					{order: 1, limit: &limitEviction{"ephemeralcontainerfs.limit", `Container container-over exceeded its local ephemeral storage limit "100Mi"`},
+						pod: f.Pod("container-over", diskHog("/var/fill", "130Mi"), framework.EphemeralStorage("", "100Mi"),
+							f.ExtraContainer("roomy", []string{"sleep"}, "200Mi"))},
+					// An emptyDir without a size limit counts toward the
+					// pod's total only.
+					{order: 1, limit: &limitEviction{"ephemeralpodfs.limit", "Pod ephemeral local storage usage exceeds the total limit of containers 100Mi"},
+						pod: f.Pod("pod-over", diskHog("/scratch", "130Mi"), framework.EphemeralStorage("", "100Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: f.Pod("emptydir-within", diskHog("/scratch", "50Mi"), framework.EmptyDir("/scratch", "", "100Mi"))},
+					{order: 0, pod: f.Pod("memory-emptydir", diskHog("/scratch", "50Mi"), framework.EmptyDir("/scratch", corev1.StorageMediumMemory, "100Mi"))},
+					{order: 0, pod: f.Pod("container-within", diskHog("/var/fill", "40Mi"), framework.EphemeralStorage("", "100Mi"))},
+				}
+			},
+		})
+	})
+})

@@ -1,0 +1,111 @@
+package nodee2e
+
+import (
+	"context"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// softNodeFs sets a soft nodefs.available threshold 200 MiB below what the
+// node has, with the given grace and maximum pod grace periods.
+func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.KubeletConfiguration, framework.Observations) {
+	return func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+		c.EvictionSoft = map[string]string{"nodefs.available": quantity(o.NodeFsAvailable - 200*mi)}
+		c.EvictionSoftGracePeriod = map[string]string{"nodefs.available": grace.String()}
+		c.EvictionMaxPodGracePeriod = maxPodGrace
+	}
+}
+
+// killTimes returns when the kubelet decided to evict the pod (its Evicted
+// event) and when its hog container ended.
+func killTimes(ctx context.Context, p *corev1.Pod) (decided, ended time.Time) {
+	events, err := f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(events).To(HaveLen(1))
+	decided = events[0].FirstTimestamp.Time
+	if decided.IsZero() {
+		decided = events[0].EventTime.Time
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.Name == p.Spec.Containers[0].Name {
+			Expect(cs.State.Terminated).NotTo(BeNil(), framework.DescribePod(p))
+			ended = cs.State.Terminated.FinishedAt.Time
+		}
+	}
+	Expect(ended.IsZero()).To(BeFalse(), "pod %s: no end time of its container", p.Name)
+	return decided, ended
+}
+
+// conditionSince is when the node's condition last became True.
+func conditionSince(n *corev1.Node, t corev1.NodeConditionType) time.Time {
+	for _, c := range n.Status.Conditions {
+		if c.Type == t {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
+}
+
+var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "Soft", "Serial", "Slow"), func() {
+	// A soft threshold 200 MiB below the start with a 1m grace period and
+	// a 30 s maximum pod grace period; the hog ignores SIGTERM and asks
+	// for 60 s to terminate. The kubelet must wait out the grace period
+	// after the condition appears, then give the pod 30 s, not 60.
+	It("evicts only after the soft grace period, with at most the maximum pod grace period", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "soft-grace",
+			condition: corev1.NodeDiskPressure,
+			signal:    "nodefs.available",
+			resource:  "ephemeral-storage",
+			prepare:   pruneImages,
+			configure: softNodeFs(time.Minute, 30),
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("disk-hog", diskHog("/scratch", "350Mi"),
+						framework.EmptyDir("/scratch", "", ""), framework.GracePeriod(60))},
+					{order: 0, pod: idleDiskPod()},
+				}
+			},
+			checkEvicted: func(ctx context.Context, p *corev1.Pod, n *corev1.Node) {
+				decided, ended := killTimes(ctx, p)
+				since := conditionSince(n, corev1.NodeDiskPressure)
+				// The condition is posted with the node status (every
+				// 10 s), so it may trail the first observation by that.
+				Expect(decided.Sub(since)).To(BeNumerically(">=", 45*time.Second),
+					"evicted %s after DiskPressure appeared; the soft grace period is 1m", decided.Sub(since))
+				Expect(ended.Sub(decided)).To(And(BeNumerically(">=", 25*time.Second), BeNumerically("<", 50*time.Second)),
+					"the pod ended %s after its eviction; the maximum pod grace period is 30s (its own: 60s)", ended.Sub(decided))
+			},
+		})
+	})
+
+	// The same with a 60 s maximum pod grace period and a hog that asks
+	// for only 5 s: the kubelet must not give it more.
+	It("does not lengthen a pod's shorter terminationGracePeriodSeconds", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "soft-short-grace",
+			condition: corev1.NodeDiskPressure,
+			signal:    "nodefs.available",
+			resource:  "ephemeral-storage",
+			prepare:   pruneImages,
+			configure: softNodeFs(10*time.Second, 60),
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("disk-hog", diskHog("/scratch", "350Mi"),
+						framework.EmptyDir("/scratch", "", ""), framework.GracePeriod(5))},
+				}
+			},
+			checkEvicted: func(ctx context.Context, p *corev1.Pod, _ *corev1.Node) {
+				decided, ended := killTimes(ctx, p)
+				Expect(ended.Sub(decided)).To(And(BeNumerically(">=", 3*time.Second), BeNumerically("<", 25*time.Second)),
+					"the pod ended %s after its eviction; its terminationGracePeriodSeconds is 5", ended.Sub(decided))
+			},
+		})
+	})
+})
