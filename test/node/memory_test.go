@@ -43,13 +43,14 @@ var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Me
 })
 
 var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "Allocatable", "Serial"), func() {
-	// kubeReserved leaves the pods 800 MiB more than they use now (the
-	// kubepods cgroup limit); with enforceNodeAllocatable=pods the hard
-	// memory.available threshold (100Mi) also applies to
-	// allocatableMemory.available, so pressure comes once pods use 600 MiB
-	// more. The 650 MiB hog gets there without reaching the cgroup limit
-	// (no kernel OOM kill); the Guaranteed pod stays. The node's own
-	// memory.available is nowhere near its threshold.
+	// kubeReserved leaves the pods 700 MiB more than they use now: that is
+	// the kubepods cgroup's limit and what allocatableMemory.available is
+	// measured against. With enforceNodeAllocatable=pods the hard
+	// memory.available threshold, here 300Mi, applies to
+	// allocatableMemory.available too, so pressure comes once pods use
+	// 400 MiB more. The 550 MiB hog gets there and stays 150 MiB under the
+	// cgroup limit (no kernel OOM kill); the Guaranteed pod stays. The
+	// node's own memory.available is nowhere near 300Mi.
 	It("evicts the BestEffort hog on allocatableMemory.available, not the Guaranteed pod", func(ctx SpecContext) {
 		runEviction(ctx, evictionSpec{
 			name:      "allocatable",
@@ -58,15 +59,15 @@ var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "All
 			resource:  "memory",
 			offenders: true,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": "100Mi"})
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": "300Mi"})
 				c.EnforceNodeAllocatable = []string{"pods"}
 				c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
-					"memory": quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - 800*mi),
+					"memory": quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - 700*mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("besteffort-hog", []string{"memory", "-size", "650Mi", "-rate", "20Mi"})},
+					{order: 1, pod: f.Pod("besteffort-hog", []string{"memory", "-size", "550Mi", "-rate", "20Mi"})},
 					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi"))},
 				}
 			},

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/test/node/framework"
@@ -23,7 +24,9 @@ func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.Kube
 }
 
 // killTimes returns when the kubelet decided to evict the pod (its Evicted
-// event) and when its hog container ended.
+// event) and when its first container ended, waiting for that: a pod is
+// Failed as soon as its eviction starts, while its container may still be
+// in its grace period.
 func killTimes(ctx context.Context, p *corev1.Pod) (decided, ended time.Time) {
 	events, err := f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
 	Expect(err).NotTo(HaveOccurred())
@@ -32,13 +35,16 @@ func killTimes(ctx context.Context, p *corev1.Pod) (decided, ended time.Time) {
 	if decided.IsZero() {
 		decided = events[0].EventTime.Time
 	}
-	for _, cs := range p.Status.ContainerStatuses {
-		if cs.Name == p.Spec.Containers[0].Name {
-			Expect(cs.State.Terminated).NotTo(BeNil(), framework.DescribePod(p))
-			ended = cs.State.Terminated.FinishedAt.Time
+	Eventually(ctx, func(g Gomega) {
+		got, err := f.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		for _, cs := range got.Status.ContainerStatuses {
+			if cs.Name == got.Spec.Containers[0].Name && cs.State.Terminated != nil {
+				ended = cs.State.Terminated.FinishedAt.Time
+			}
 		}
-	}
-	Expect(ended.IsZero()).To(BeFalse(), "pod %s: no end time of its container", p.Name)
+		g.Expect(ended.IsZero()).To(BeFalse(), "container not terminated yet: %s", framework.DescribePod(got))
+	}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
 	return decided, ended
 }
 

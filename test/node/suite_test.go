@@ -49,6 +49,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	var err error
 	f, err = framework.New(ctx, cfg)
 	Expect(err).NotTo(HaveOccurred())
+	removed, err := f.RemoveLeftovers(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	if len(removed) > 0 {
+		GinkgoWriter.Printf("removed what an interrupted run left: %v\n", removed)
+	}
 	Expect(f.EnsurePriorityClasses(ctx)).To(Succeed())
 	GinkgoWriter.Printf("node %s, kubelet %s, workload image %s\n", f.Node, f.Kubelet, f.Image)
 }, NodeTimeout(10*time.Minute))

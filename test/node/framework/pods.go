@@ -3,6 +3,7 @@ package framework
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -255,4 +256,33 @@ func (f *Framework) ExtraContainer(name string, args []string, limit string) Pod
 		}
 		p.Spec.Containers = append(p.Spec.Containers, c)
 	}
+}
+
+// RemoveLeftovers deletes what an interrupted run left behind: namespaces
+// labelled E2ELabel (with their pods) and static test pod manifests. A
+// hog left running would skew every observation of the next run.
+func (f *Framework) RemoveLeftovers(ctx context.Context) ([]string, error) {
+	list, err := f.Client.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: E2ELabel + "=true"})
+	if err != nil {
+		return nil, fmt.Errorf("listing leftover namespaces: %w", err)
+	}
+	var removed []string
+	for _, ns := range list.Items {
+		if err := f.DeleteNamespace(ctx, ns.Name); err != nil {
+			return removed, err
+		}
+		removed = append(removed, ns.Name)
+	}
+	dir, err := f.staticPodPath(ctx)
+	if err != nil {
+		return removed, err
+	}
+	out, err := f.Exec(ctx, "sh", "-c", fmt.Sprintf("for m in %s; do [ -e \"$m\" ] && rm -f \"$m\" && echo \"$m\"; done; true", staticPodFile(dir, "*")))
+	if err != nil {
+		return removed, err
+	}
+	for m := range strings.Lines(out) {
+		removed = append(removed, strings.TrimSpace(m))
+	}
+	return removed, nil
 }
