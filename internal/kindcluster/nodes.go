@@ -30,7 +30,9 @@ func newClient(kubeconfig string) (kubernetes.Interface, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
-func nodeReady(n *corev1.Node) (bool, time.Time) {
+// NodeReady reports whether the node's Ready condition is True, and its
+// last heartbeat.
+func NodeReady(n *corev1.Node) (bool, time.Time) {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
 			return c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
@@ -39,8 +41,8 @@ func nodeReady(n *corev1.Node) (bool, time.Time) {
 	return false, time.Time{}
 }
 
-// kubeletFlavor says which kubelet a node reports from its version string.
-func kubeletFlavor(version string) string {
+// KubeletFlavor says which kubelet a node reports from its version string.
+func KubeletFlavor(version string) string {
 	if strings.Contains(version, "-evictkit.") {
 		return KubeletEvictkit
 	}
@@ -60,9 +62,9 @@ func waitNodesReady(ctx context.Context, p progress, c kubernetes.Interface, wan
 		var waiting []string
 		for i := range nodes.Items {
 			n := &nodes.Items[i]
-			if ready, _ := nodeReady(n); !ready {
+			if ready, _ := NodeReady(n); !ready {
 				waiting = append(waiting, n.Name+" not Ready")
-			} else if f := kubeletFlavor(n.Status.NodeInfo.KubeletVersion); f != KubeletEvictkit {
+			} else if f := KubeletFlavor(n.Status.NodeInfo.KubeletVersion); f != KubeletEvictkit {
 				waiting = append(waiting, fmt.Sprintf("%s runs kubelet %s", n.Name, n.Status.NodeInfo.KubeletVersion))
 			}
 		}
@@ -119,11 +121,11 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 				last = err.Error()
 				return false, nil
 			}
-			ready, heartbeat := nodeReady(got)
+			ready, heartbeat := NodeReady(got)
 			version := got.Status.NodeInfo.KubeletVersion
 			last = fmt.Sprintf("ready=%v heartbeat=%s kubelet=%s", ready, heartbeat.Format(time.RFC3339), version)
 			// Heartbeats have a one-second resolution.
-			return ready && kubeletFlavor(version) == which && !heartbeat.Before(switched.Truncate(time.Second)), nil
+			return ready && KubeletFlavor(version) == which && !heartbeat.Before(switched.Truncate(time.Second)), nil
 		})
 		if err != nil {
 			return fmt.Errorf("node %s not Ready on the %s kubelet within 2m: %s", node, which, last)

@@ -1,7 +1,6 @@
 package nodee2e
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -90,10 +89,4 @@ func specDirName(text string) string {
 		name = name[:120]
 	}
 	return name
-}
-
-// withTimeout bounds a cleanup step that runs after the spec's context may
-// be gone.
-func withTimeout(d time.Duration) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), d)
 }

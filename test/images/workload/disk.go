@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -19,10 +18,7 @@ func hogDisk(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dir == "" {
-		return errors.New("-dir is required")
-	}
-	if err := os.MkdirAll(*dir, 0o755); err != nil {
+	if err := makeDir(*dir); err != nil {
 		return err
 	}
 	buf := make([]byte, 1<<20)

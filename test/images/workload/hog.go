@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
@@ -95,6 +96,14 @@ func idle(args []string) error {
 	}
 	hold()
 	return nil
+}
+
+// makeDir checks a hog's required -dir and creates it.
+func makeDir(dir string) error {
+	if dir == "" {
+		return errors.New("-dir is required")
+	}
+	return os.MkdirAll(dir, 0o755)
 }
 
 // outOfRoom reports errors that mean the filesystem is full.

@@ -1,24 +1,15 @@
 package framework
 
 import (
-	"time"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/evictkit/evictkit/internal/kindcluster"
 )
 
 // IsReady reports whether the node's Ready condition is True.
 func IsReady(n *corev1.Node) bool {
-	ready, _ := readyHeartbeat(n)
+	ready, _ := kindcluster.NodeReady(n)
 	return ready
-}
-
-func readyHeartbeat(n *corev1.Node) (bool, time.Time) {
-	for _, c := range n.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue, c.LastHeartbeatTime.Time
-		}
-	}
-	return false, time.Time{}
 }
 
 // HasCondition reports whether the node's condition of type t is True.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,7 +68,8 @@ func New(ctx context.Context, cfg Config) (*Framework, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.RecoverKubeletConfig(ctx); err != nil {
+	// A configuration an interrupted run left changed is put back first.
+	if err := f.RestoreKubeletConfig(ctx); err != nil {
 		return nil, err
 	}
 	n, err := f.GetNode(ctx)
@@ -79,7 +79,7 @@ func New(ctx context.Context, cfg Config) (*Framework, error) {
 	if !IsReady(n) {
 		return nil, fmt.Errorf("node %s is not Ready", cfg.Node)
 	}
-	if got := flavor(n.Status.NodeInfo.KubeletVersion); got != cfg.Kubelet {
+	if got := kindcluster.KubeletFlavor(n.Status.NodeInfo.KubeletVersion); got != cfg.Kubelet {
 		return nil, fmt.Errorf("node %s runs kubelet %s (%s), the suites were asked to test %s (switch with: scripts/cluster.sh kubelet %s %s)",
 			cfg.Node, n.Status.NodeInfo.KubeletVersion, got, cfg.Kubelet, cfg.Node, cfg.Kubelet)
 	}
@@ -106,11 +106,4 @@ func (f *Framework) GetNode(ctx context.Context) (*corev1.Node, error) {
 		return nil, fmt.Errorf("reading node %s: %w", f.Node, err)
 	}
 	return n, nil
-}
-
-func flavor(version string) string {
-	if strings.Contains(version, "-evictkit.") {
-		return KubeletEvictkit
-	}
-	return KubeletUpstream
 }

@@ -14,6 +14,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/evictkit/evictkit/internal/kindcluster"
 )
 
 // The kubelet's configuration file in a kind node (written by kubeadm), and
@@ -76,12 +78,6 @@ func (f *Framework) RestoreKubeletConfig(ctx context.Context) error {
 	return f.restartKubelet(ctx, cfg)
 }
 
-// RecoverKubeletConfig restores a configuration a previous, interrupted
-// run left changed.
-func (f *Framework) RecoverKubeletConfig(ctx context.Context) error {
-	return f.RestoreKubeletConfig(ctx)
-}
-
 // restartKubelet restarts the kubelet and waits until the node has posted
 // a Ready status since the restart and /configz shows want's eviction and
 // allocatable settings.
@@ -106,7 +102,7 @@ func (f *Framework) restartKubelet(ctx context.Context, want *kubeletconfig.Kube
 			last = err.Error()
 			return false, nil
 		}
-		ready, heartbeat := readyHeartbeat(n)
+		ready, heartbeat := kindcluster.NodeReady(n)
 		if !ready || heartbeat.Before(restarted) {
 			last = fmt.Sprintf("no Ready heartbeat since the restart (ready=%v, last %s)", ready, heartbeat.Format(time.RFC3339))
 			return false, nil
