@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
+	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
 )
 
@@ -142,11 +143,30 @@ func (s *session) loadImage(name, archive string) error {
 		if err != nil {
 			return err
 		}
-		err = nodeutils.LoadImageArchive(n, f)
+		err = ImportImage(n, f)
 		f.Close()
 		if err != nil {
 			return fmt.Errorf("loading %s into %s: %w", name, n.String(), err)
 		}
+	}
+	return nil
+}
+
+// nodeSnapshotter is the snapshotter of the node image's containerd
+// (/etc/containerd/config.toml): images are unpacked for it.
+const nodeSnapshotter = "overlayfs"
+
+// ImportImage imports an image archive into a node's containerd, for its
+// CRI. Unlike kind's nodeutils.LoadImageArchive it creates no extra
+// "import-<date>@<digest>" image: the CRI does not list that name, so
+// removing the image through the CRI (the kubelet's image garbage
+// collection, crictl rmi) would leave it behind, holding the image's
+// content and snapshots on the disk.
+func ImportImage(n nodes.Node, archive io.Reader) error {
+	cmd := n.Command("ctr", "--namespace=k8s.io", "images", "import", "--all-platforms",
+		"--snapshotter="+nodeSnapshotter, "-").SetStdin(archive)
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("node %s: importing an image archive: %w", n.String(), err)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package nodee2e
 
 import (
 	"context"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -25,6 +26,26 @@ func pruneImages(ctx context.Context) {
 	removed, err := f.PruneImages(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("pruned images: %v\n", removed)
+	waitFsStatsCurrent(ctx)
+}
+
+// fsStatsTolerance is how far the kubelet's nodefs.available may be from
+// the filesystem's own figure when nothing writes to it.
+const fsStatsTolerance = 8 * mi
+
+// waitFsStatsCurrent waits until the kubelet's nodefs.available shows what
+// the filesystem has free: thresholds set from an older figure (one from
+// before images were removed, say) would be off by hundreds of MiB.
+func waitFsStatsCurrent(ctx context.Context) {
+	By("waiting for the kubelet's nodefs figures to catch up with the filesystem")
+	Eventually(ctx, func(g Gomega) {
+		obs, err := f.Observe(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		free, err := f.NodeFsStatfs(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(obs.NodeFsAvailable).To(BeNumerically("~", free, fsStatsTolerance),
+			"kubelet reports %d bytes free, statfs %d", obs.NodeFsAvailable, free)
+	}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
 }
 
 // idleDiskPod writes nothing and requests 10Mi of ephemeral storage, which

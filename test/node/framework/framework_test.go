@@ -166,3 +166,28 @@ func TestKeep(t *testing.T) {
 		}
 	}
 }
+
+func TestParseStatfs(t *testing.T) {
+	tests := []struct {
+		out     string
+		want    int64
+		wantErr bool
+	}{
+		{out: "183869 4096\n", want: 183869 * 4096},
+		{out: "0 1024", want: 0},
+		{out: "", wantErr: true},
+		{out: "183869", wantErr: true},
+		{out: "many 4096", wantErr: true},
+		{out: "10 0", wantErr: true},
+		{out: "-1 4096", wantErr: true},
+	}
+	for _, tt := range tests {
+		got, err := parseStatfs(tt.out)
+		if (err != nil) != tt.wantErr || got != tt.want {
+			t.Errorf("parseStatfs(%q) = %d, %v; want %d, error %v", tt.out, got, err, tt.want, tt.wantErr)
+		}
+		if err != nil && !strings.Contains(err.Error(), "statfs") {
+			t.Errorf("parseStatfs(%q) error %q does not say what was parsed", tt.out, err)
+		}
+	}
+}

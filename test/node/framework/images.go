@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 
-	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
-
 	"github.com/evictkit/evictkit/internal/kindcluster"
 )
 
@@ -134,7 +132,7 @@ func (f *Framework) LoadBallast(ctx context.Context, size int64) (string, error)
 		return "", err
 	}
 	defer a.Close()
-	if err := nodeutils.LoadImageArchive(f.node, a); err != nil {
+	if err := kindcluster.ImportImage(f.node, a); err != nil {
 		return "", fmt.Errorf("loading %s into %s: %w", name, f.Node, err)
 	}
 	if !f.HasImage(ctx, name) {

@@ -18,10 +18,12 @@ import (
 	"github.com/evictkit/evictkit/internal/kindcluster"
 )
 
-// The kubelet's configuration file in a kind node (written by kubeadm), and
-// where the original is kept while a test runs with a changed one.
+// The kubelet's root directory and configuration file in a kind node
+// (written by kubeadm), and where the original is kept while a test runs
+// with a changed one.
 const (
-	kubeletConfigPath   = "/var/lib/kubelet/config.yaml"
+	kubeletRootDir      = "/var/lib/kubelet"
+	kubeletConfigPath   = kubeletRootDir + "/config.yaml"
 	kubeletConfigBackup = kubeletConfigPath + ".evictkit-orig"
 )
 

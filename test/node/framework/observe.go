@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
@@ -92,4 +93,25 @@ func observations(s *statsapi.Summary) (Observations, error) {
 		return o, fmt.Errorf("the Summary API lacks %v", missing)
 	}
 	return o, nil
+}
+
+// NodeFsStatfs reads the free bytes of the kubelet's filesystem on the node
+// itself (statfs, what an unprivileged user may use): what the Summary API
+// reports once its figures catch up, which takes seconds after a change.
+func (f *Framework) NodeFsStatfs(ctx context.Context) (int64, error) {
+	out, err := f.Exec(ctx, "stat", "--file-system", "--format", "%a %S", kubeletRootDir)
+	if err != nil {
+		return 0, err
+	}
+	return parseStatfs(out)
+}
+
+// parseStatfs parses stat's "%a %S" (free blocks for unprivileged users,
+// block size) into bytes.
+func parseStatfs(out string) (int64, error) {
+	var blocks, size int64
+	if n, err := fmt.Sscanf(strings.TrimSpace(out), "%d %d", &blocks, &size); err != nil || n != 2 || blocks < 0 || size <= 0 {
+		return 0, fmt.Errorf("parsing statfs output %q: want \"<free blocks> <block size>\"", out)
+	}
+	return blocks * size, nil
 }
