@@ -8,6 +8,10 @@
 #            the run and back to ours afterwards.
 #   NODE     the node under test (default evictkit-worker2: the small
 #            dedicated filesystems of kind-config.yaml)
+#   IMAGEFS_NODE
+#            the node with a dedicated image filesystem that the ImageFs
+#            specs use (default evictkit-worker; none with CLUSTER set);
+#            with KUBELET=upstream it is switched too
 #   LABELS   a Ginkgo label filter (default: every spec), e.g. Smoke, Memory
 #   CLUSTER, KUBECONFIG_PATH
 #            another cluster than the default (scripts/cluster-smoke.sh runs
@@ -23,6 +27,8 @@ root="$(repo_root)"
 kubelet="${KUBELET:-evictkit}"
 cluster="${CLUSTER:-evictkit}"
 node="${NODE:-${cluster}-worker2}"
+imagefs_node="${IMAGEFS_NODE-}"
+[[ -n "${CLUSTER:-}" || -n "${imagefs_node}" ]] || imagefs_node="${cluster}-worker"
 kubeconfig="${KUBECONFIG_PATH:-${root}/_output/kubeconfig}"
 labels="${LABELS:-}"
 case "${kubelet}" in
@@ -36,25 +42,35 @@ if [[ -z "${CLUSTER:-}" ]]; then
 fi
 
 tool="${root}/_output/bin/evictkit-cluster"
+nodes=("${node}")
+[[ -z "${imagefs_node}" || "${imagefs_node}" == "${node}" ]] || nodes+=("${imagefs_node}")
+# switch KUBELET: every node the suites use runs that kubelet.
 switch() {
+	local n rc=0
 	(cd "${root}" && go build -trimpath -o "${tool}" ./cmd/evictkit-cluster)
-	"${tool}" -name "${cluster}" -kubeconfig "${kubeconfig}" kubelet "${node}" "$1"
+	for n in "${nodes[@]}"; do
+		"${tool}" -name "${cluster}" -kubeconfig "${kubeconfig}" kubelet "${n}" "$1" || {
+			echo "error: node ${n} was not switched to the ${1} kubelet (scripts/cluster.sh kubelet ${n} ${1})" >&2
+			rc=1
+		}
+	done
+	return "${rc}"
 }
 if [[ "${kubelet}" == upstream ]]; then
-	trap 'switch evictkit || echo "error: node ${node} still runs kubelet-upstream (scripts/cluster.sh kubelet ${node} evictkit)" >&2' EXIT
+	trap 'switch evictkit || exit 1' EXIT
 	switch upstream
 fi
 
 reports="${root}/_output/reports"
 mkdir -p "${reports}"
 report="${reports}/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}.xml"
-step "test-node: suites on ${node} (kubelet ${kubelet}${labels:+, labels ${labels}}); report ${report#"${root}"/}"
+step "test-node: suites on ${node}${imagefs_node:+ and ${imagefs_node}} (kubelet ${kubelet}${labels:+, labels ${labels}}); report ${report#"${root}"/}"
 start=${SECONDS}
 color=()
 [[ -t 1 ]] || color=(-ginkgo.no-color)
 rc=0
 (cd "${root}" && go test ./test/node -count=1 -v -timeout 100m -args \
-	-root "${root}" -cluster "${cluster}" -node "${node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \
+	-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \
 	-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
 	${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
 result=passed

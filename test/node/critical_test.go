@@ -46,7 +46,7 @@ var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memor
 					g.Expect(err).NotTo(HaveOccurred())
 					for i := range pods {
 						if pods[i].Name != "low-hog" {
-							g.Expect(pods[i]).To(Satisfy(framework.IsRunning), framework.DescribePod(&pods[i]))
+							g.Expect(&pods[i]).To(Satisfy(framework.IsRunning), framework.DescribePod(&pods[i]))
 						}
 					}
 				}).WithTimeout(40 * time.Second).WithPolling(poll).Should(Succeed())

@@ -29,22 +29,28 @@ func pruneImages(ctx context.Context) {
 	waitFsStatsCurrent(ctx)
 }
 
-// fsStatsTolerance is how far the kubelet's nodefs.available may be from
-// the filesystem's own figure when nothing writes to it.
+// fsStatsTolerance is how far the kubelet's nodefs.available and
+// imagefs.available may be from the filesystems' own figures when nothing
+// writes to them.
 const fsStatsTolerance = 8 * mi
 
-// waitFsStatsCurrent waits until the kubelet's nodefs.available shows what
-// the filesystem has free: thresholds set from an older figure (one from
-// before images were removed, say) would be off by hundreds of MiB.
+// waitFsStatsCurrent waits until the kubelet's nodefs.available and
+// imagefs.available show what the filesystems have free: thresholds set
+// from an older figure (one from before images were removed, say) would be
+// off by hundreds of MiB.
 func waitFsStatsCurrent(ctx context.Context) {
-	By("waiting for the kubelet's nodefs figures to catch up with the filesystem")
+	By("waiting for the kubelet's filesystem figures to catch up with the filesystems")
 	Eventually(ctx, func(g Gomega) {
 		obs, err := f.Observe(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
-		free, err := f.NodeFsStatfs(ctx)
+		nodefs, err := f.Statfs(ctx, framework.NodeFsDir)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(obs.NodeFsAvailable).To(BeNumerically("~", free, fsStatsTolerance),
-			"kubelet reports %d bytes free, statfs %d", obs.NodeFsAvailable, free)
+		imagefs, err := f.Statfs(ctx, framework.ImageFsDir)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(obs.NodeFsAvailable).To(BeNumerically("~", nodefs, fsStatsTolerance),
+			"kubelet reports %d bytes free on nodefs, statfs %d", obs.NodeFsAvailable, nodefs)
+		g.Expect(obs.ImageFsAvailable).To(BeNumerically("~", imagefs, fsStatsTolerance),
+			"kubelet reports %d bytes free on imagefs, statfs %d", obs.ImageFsAvailable, imagefs)
 	}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
 }
 

@@ -88,7 +88,21 @@ type evictionSpec struct {
 	// evicted pods are removed and the condition must clear.
 	afterEvictions func(ctx SpecContext, ns string)
 	// checkEvicted adds checks of an evicted pod (e.g. its timing).
-	checkEvicted func(ctx context.Context, p *corev1.Pod, node *corev1.Node)
+	checkEvicted func(ctx context.Context, p *corev1.Pod, t evictionTiming)
+}
+
+// evictionTiming is when things happened to an evicted pod, as the spec saw
+// them.
+type evictionTiming struct {
+	// pressureSince is when the spec's node condition became True.
+	pressureSince time.Time
+	// failedSeen is when the spec first saw the pod Failed (to within the
+	// poll interval). The kubelet posts the Failed phase only once the
+	// pod's containers stopped, so this is when the kill ended; the
+	// container's own finish time is not reliable: the kubelet removes an
+	// evicted pod's exited containers at once, and the pod's status may
+	// then only say ContainerStatusUnknown.
+	failedSeen time.Time
 }
 
 // runEviction runs an eviction spec to the end: pressure, evictions in
@@ -154,18 +168,20 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		s.induce(ctx)
 	}
 
+	var pressureSince time.Time
 	if s.condition != "" {
 		By(fmt.Sprintf("waiting for %s", s.condition))
 		Eventually(ctx, func(g Gomega) {
 			n := w.check(ctx, g)
-			g.Expect(framework.HasCondition(n, s.condition)).To(BeTrue(), "%s not yet reported; pods: %s", s.condition, w.summary())
+			since, ok := framework.TrueSince(n, s.condition)
+			g.Expect(ok).To(BeTrue(), "%s not yet reported; pods: %s", s.condition, w.summary())
+			pressureSince = since
 		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
 	}
 
 	By("waiting for the evictions, in order")
-	var node *corev1.Node
 	Eventually(ctx, func(g Gomega) {
-		node = w.check(ctx, g)
+		node := w.check(ctx, g)
 		if s.condition == "" {
 			g.Expect(framework.Pressures(node)).To(BeEmpty(), "no pressure condition may appear")
 		}
@@ -185,7 +201,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 			wantCounts[s.signal]++
 		}
 		if s.checkEvicted != nil {
-			s.checkEvicted(ctx, p, node)
+			s.checkEvicted(ctx, p, evictionTiming{pressureSince: pressureSince, failedSeen: w.failedSeen[p.Name]})
 		}
 	}
 	if s.afterEvictions != nil {
@@ -350,6 +366,8 @@ type watch struct {
 	ns      string
 	victims []victim
 	byName  map[string]*corev1.Pod
+	// failedSeen is when each pod was first seen Failed.
+	failedSeen map[string]time.Time
 }
 
 // check reads the pods and the node and stops the wait on a broken
@@ -363,8 +381,15 @@ func (w *watch) check(ctx context.Context, g Gomega) *corev1.Node {
 	pods, err := f.Pods(ctx, w.ns)
 	g.Expect(err).NotTo(HaveOccurred())
 	w.byName = map[string]*corev1.Pod{}
+	if w.failedSeen == nil {
+		w.failedSeen = map[string]time.Time{}
+	}
 	for i := range pods {
-		w.byName[pods[i].Name] = &pods[i]
+		p := &pods[i]
+		w.byName[p.Name] = p
+		if _, seen := w.failedSeen[p.Name]; !seen && p.Status.Phase == corev1.PodFailed {
+			w.failedSeen[p.Name] = time.Now()
+		}
 	}
 	for _, v := range w.victims {
 		p, ok := w.byName[v.pod.Name]

@@ -7,7 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/test/node/framework"
@@ -23,39 +22,16 @@ func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.Kube
 	}
 }
 
-// killTimes returns when the kubelet decided to evict the pod (its Evicted
-// event) and when its first container ended, waiting for that: a pod is
-// Failed as soon as its eviction starts, while its container may still be
-// in its grace period.
-func killTimes(ctx context.Context, p *corev1.Pod) (decided, ended time.Time) {
+// decidedAt is when the kubelet decided to evict the pod: its one Evicted
+// event.
+func decidedAt(ctx context.Context, p *corev1.Pod) time.Time {
 	events, err := f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(events).To(HaveLen(1))
-	decided = events[0].FirstTimestamp.Time
-	if decided.IsZero() {
-		decided = events[0].EventTime.Time
+	if t := events[0].FirstTimestamp.Time; !t.IsZero() {
+		return t
 	}
-	Eventually(ctx, func(g Gomega) {
-		got, err := f.Client.CoreV1().Pods(p.Namespace).Get(ctx, p.Name, metav1.GetOptions{})
-		g.Expect(err).NotTo(HaveOccurred())
-		for _, cs := range got.Status.ContainerStatuses {
-			if cs.Name == got.Spec.Containers[0].Name && cs.State.Terminated != nil {
-				ended = cs.State.Terminated.FinishedAt.Time
-			}
-		}
-		g.Expect(ended.IsZero()).To(BeFalse(), "container not terminated yet: %s", framework.DescribePod(got))
-	}).WithTimeout(2 * time.Minute).WithPolling(time.Second).Should(Succeed())
-	return decided, ended
-}
-
-// conditionSince is when the node's condition last became True.
-func conditionSince(n *corev1.Node, t corev1.NodeConditionType) time.Time {
-	for _, c := range n.Status.Conditions {
-		if c.Type == t {
-			return c.LastTransitionTime.Time
-		}
-	}
-	return time.Time{}
+	return events[0].EventTime.Time
 }
 
 var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "Soft", "Serial", "Slow"), func() {
@@ -78,15 +54,15 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 					{order: 0, pod: idleDiskPod()},
 				}
 			},
-			checkEvicted: func(ctx context.Context, p *corev1.Pod, n *corev1.Node) {
-				decided, ended := killTimes(ctx, p)
-				since := conditionSince(n, corev1.NodeDiskPressure)
+			checkEvicted: func(ctx context.Context, p *corev1.Pod, t evictionTiming) {
+				decided := decidedAt(ctx, p)
 				// The condition is posted with the node status (every
 				// 10 s), so it may trail the first observation by that.
-				Expect(decided.Sub(since)).To(BeNumerically(">=", 45*time.Second),
-					"evicted %s after DiskPressure appeared; the soft grace period is 1m", decided.Sub(since))
-				Expect(ended.Sub(decided)).To(And(BeNumerically(">=", 25*time.Second), BeNumerically("<", 50*time.Second)),
-					"the pod ended %s after its eviction; the maximum pod grace period is 30s (its own: 60s)", ended.Sub(decided))
+				Expect(decided.Sub(t.pressureSince)).To(BeNumerically(">=", 45*time.Second),
+					"evicted %s after DiskPressure appeared; the soft grace period is 1m", decided.Sub(t.pressureSince))
+				ended := t.failedSeen.Sub(decided)
+				Expect(ended).To(And(BeNumerically(">=", 25*time.Second), BeNumerically("<", 50*time.Second)),
+					"the pod ended %s after its eviction; the maximum pod grace period is 30s (its own: 60s)", ended)
 			},
 		})
 	})
@@ -107,10 +83,10 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 						framework.EmptyDir("/scratch", "", ""), framework.GracePeriod(5))},
 				}
 			},
-			checkEvicted: func(ctx context.Context, p *corev1.Pod, _ *corev1.Node) {
-				decided, ended := killTimes(ctx, p)
-				Expect(ended.Sub(decided)).To(And(BeNumerically(">=", 3*time.Second), BeNumerically("<", 25*time.Second)),
-					"the pod ended %s after its eviction; its terminationGracePeriodSeconds is 5", ended.Sub(decided))
+			checkEvicted: func(ctx context.Context, p *corev1.Pod, t evictionTiming) {
+				ended := t.failedSeen.Sub(decidedAt(ctx, p))
+				Expect(ended).To(And(BeNumerically(">=", 3*time.Second), BeNumerically("<", 25*time.Second)),
+					"the pod ended %s after its eviction; its terminationGracePeriodSeconds is 5", ended)
 			},
 		})
 	})

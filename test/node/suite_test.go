@@ -1,6 +1,7 @@
 package nodee2e
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -18,6 +19,10 @@ import (
 
 var cfg framework.Config
 
+// imagefsNode is a node whose containerd has a filesystem of its own, for
+// the specs of a dedicated image filesystem.
+var imagefsNode string
+
 func init() {
 	root, _ := filepath.Abs(filepath.Join("..", ".."))
 	flag.StringVar(&cfg.Root, "root", root, "the evictkit checkout")
@@ -25,6 +30,7 @@ func init() {
 	flag.StringVar(&cfg.Node, "node", "evictkit-worker2", "the node under test")
 	flag.StringVar(&cfg.Kubeconfig, "kubeconfig", "", "the cluster's kubeconfig (default ROOT/_output/kubeconfig)")
 	flag.StringVar(&cfg.Kubelet, "kubelet", framework.KubeletEvictkit, "the kubelet the node must run: evictkit or upstream")
+	flag.StringVar(&imagefsNode, "imagefs-node", "evictkit-worker", "a node with a dedicated image filesystem (label evictkit.dev/imagefs-size), for the ImageFs specs")
 	flag.StringVar(&cfg.LogDir, "logs", "", "where failed specs leave diagnostics (default ROOT/_output/logs/node-e2e)")
 }
 
@@ -56,6 +62,28 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(f.EnsurePriorityClasses(ctx)).To(Succeed())
 	GinkgoWriter.Printf("node %s, kubelet %s, workload image %s\n", f.Node, f.Kubelet, f.Image)
 }, NodeTimeout(10*time.Minute))
+
+// others are connections to nodes other than the node under test, made
+// when a spec first needs them.
+var others = map[string]*framework.Framework{}
+
+// useNode points f at another node for the rest of the spec (its cleanup
+// and failure dump included), connecting to it on first use the way the
+// suite connects to the node under test.
+func useNode(ctx context.Context, name string) {
+	o, ok := others[name]
+	if !ok {
+		c := cfg
+		c.Node = name
+		var err error
+		o, err = framework.New(ctx, c)
+		Expect(err).NotTo(HaveOccurred())
+		others[name] = o
+	}
+	under := f
+	f = o
+	DeferCleanup(func() { f = under })
+}
 
 // current is what the running spec works on, for the failure dump.
 var current struct {

@@ -1,6 +1,8 @@
 package framework
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/evictkit/evictkit/internal/kindcluster"
@@ -20,6 +22,17 @@ func HasCondition(n *corev1.Node, t corev1.NodeConditionType) bool {
 		}
 	}
 	return false
+}
+
+// TrueSince returns when the node's condition t last became True, and
+// whether it is True now.
+func TrueSince(n *corev1.Node, t corev1.NodeConditionType) (time.Time, bool) {
+	for _, c := range n.Status.Conditions {
+		if c.Type == t && c.Status == corev1.ConditionTrue {
+			return c.LastTransitionTime.Time, true
+		}
+	}
+	return time.Time{}, false
 }
 
 // PressureConditions are the node conditions the eviction manager sets.

@@ -95,11 +95,19 @@ func observations(s *statsapi.Summary) (Observations, error) {
 	return o, nil
 }
 
-// NodeFsStatfs reads the free bytes of the kubelet's filesystem on the node
+// Where the node's filesystems are: nodefs holds the kubelet's root
+// directory, imagefs containerd's (the same filesystem unless the node has
+// a dedicated image filesystem).
+const (
+	NodeFsDir  = kubeletRootDir
+	ImageFsDir = "/var/lib/containerd"
+)
+
+// Statfs reads the free bytes of the filesystem holding dir on the node
 // itself (statfs, what an unprivileged user may use): what the Summary API
 // reports once its figures catch up, which takes seconds after a change.
-func (f *Framework) NodeFsStatfs(ctx context.Context) (int64, error) {
-	out, err := f.Exec(ctx, "stat", "--file-system", "--format", "%a %S", kubeletRootDir)
+func (f *Framework) Statfs(ctx context.Context, dir string) (int64, error) {
+	out, err := f.Exec(ctx, "stat", "--file-system", "--format", "%a %S", dir)
 	if err != nil {
 		return 0, err
 	}
@@ -114,4 +122,19 @@ func parseStatfs(out string) (int64, error) {
 		return 0, fmt.Errorf("parsing statfs output %q: want \"<free blocks> <block size>\"", out)
 	}
 	return blocks * size, nil
+}
+
+// DedicatedImageFs reports whether containerd's directory is on another
+// filesystem than the kubelet's: the kubelet then has a dedicated image
+// filesystem, with imagefs signals of its own.
+func (f *Framework) DedicatedImageFs(ctx context.Context) (bool, error) {
+	out, err := f.Exec(ctx, "stat", "--format", "%d", NodeFsDir, ImageFsDir)
+	if err != nil {
+		return false, err
+	}
+	devices := strings.Fields(out)
+	if len(devices) != 2 {
+		return false, fmt.Errorf("node %s: parsing the devices of %s and %s: %q", f.Node, NodeFsDir, ImageFsDir, out)
+	}
+	return devices[0] != devices[1], nil
 }
