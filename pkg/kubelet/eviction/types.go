@@ -20,20 +20,25 @@ type Manager interface {
 	IsUnderPIDPressure() bool
 }
 
-// Config is the eviction configuration of a kubelet.
+// Config is the eviction configuration of a kubelet. The fields are grouped
+// by what they decide: which thresholds apply, how crossings are detected,
+// and how the manager acts once one is met.
 type Config struct {
-	// PressureTransitionPeriod is how long a node condition stays set after
-	// the last time one of its thresholds was observed as met.
-	PressureTransitionPeriod time.Duration
-	// MaxPodGracePeriodSeconds caps the termination grace period given to
-	// pods evicted because a soft threshold was met.
-	MaxPodGracePeriodSeconds int64
-	// Thresholds are the eviction thresholds the manager enforces.
+	// Thresholds lists every hard and soft eviction threshold to enforce.
 	Thresholds []evictionapi.Threshold
-	// KernelMemcgNotification makes the manager arm memory cgroup threshold
-	// notifications so that memory thresholds are acted on as soon as the
-	// kernel reports them crossed, not only at the next monitoring tick.
+
+	// KernelMemcgNotification, when set, arms kernel memory cgroup
+	// threshold events so a memory threshold is handled as soon as the
+	// kernel reports it, instead of waiting for the next housekeeping tick.
 	KernelMemcgNotification bool
-	// PodCgroupRoot is the cgroup under which all pods run.
+	// PodCgroupRoot names the cgroup that contains every pod; the
+	// allocatable memory notifier watches it.
 	PodCgroupRoot string
+
+	// MaxPodGracePeriodSeconds bounds the grace period a pod gets when it
+	// is evicted for a soft threshold.
+	MaxPodGracePeriodSeconds int64
+	// PressureTransitionPeriod is how long a pressure condition is held
+	// after its thresholds were last seen met, to avoid flapping.
+	PressureTransitionPeriod time.Duration
 }
