@@ -13,6 +13,8 @@
 #            specs use (default evictkit-worker; none with CLUSTER set);
 #            with KUBELET=upstream it is switched too
 #   LABELS   a Ginkgo label filter (default: every spec), e.g. Smoke, Memory
+#   REPEAT   extra passes of the selected specs, each in a fresh test process;
+#            the run stops at the first failing pass (default 0)
 #   CLUSTER, KUBECONFIG_PATH
 #            another cluster than the default (scripts/cluster-smoke.sh runs
 #            the Smoke specs on its one-node cluster); when set, that cluster
@@ -31,6 +33,8 @@ imagefs_node="${IMAGEFS_NODE-}"
 [[ -n "${CLUSTER:-}" || -n "${imagefs_node}" ]] || imagefs_node="${cluster}-worker"
 kubeconfig="${KUBECONFIG_PATH:-${root}/_output/kubeconfig}"
 labels="${LABELS:-}"
+repeat="${REPEAT:-0}"
+[[ "${repeat}" =~ ^[0-9]+$ ]] || die "REPEAT=${repeat}: want a number of extra passes (0 or more)"
 case "${kubelet}" in
 evictkit | upstream) ;;
 *) die "KUBELET=${kubelet}: want evictkit or upstream" ;;
@@ -69,11 +73,16 @@ start=${SECONDS}
 color=()
 [[ -t 1 ]] || color=(-ginkgo.no-color)
 rc=0
-(cd "${root}" && go test ./test/node -count=1 -v -timeout 100m -args \
-	-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \
-	-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
-	${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
-result=passed
-((rc == 0)) || result=FAILED
-step "test-node: ${result} in $((SECONDS - start)) s (report ${report#"${root}"/}; diagnostics of failed specs in _output/logs/node-e2e/)"
+for ((pass = 0; pass <= repeat; pass++)); do
+	((repeat == 0)) || step "test-node: pass $((pass + 1)) of $((repeat + 1))"
+	(cd "${root}" && go test ./test/node -count=1 -v -timeout 100m -args \
+		-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \
+		-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
+		${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
+	((rc == 0)) || break
+done
+result="passed"
+((rc == 0)) || result="FAILED"
+((repeat == 0)) || result+=" (pass $((rc == 0 ? repeat + 1 : pass + 1)) of $((repeat + 1)))"
+step "test-node: ${result} in $((SECONDS - start)) s (report ${report#"${root}"/}, of the last pass; diagnostics of failed specs in _output/logs/node-e2e/)"
 exit "${rc}"

@@ -80,10 +80,6 @@ type evictionSpec struct {
 	configure func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)
 	// pods are the spec's pods.
 	pods func() []victim
-	// induce, when set, runs once every pod runs: for pressure that comes
-	// from outside the pods (an image loaded onto the node), which must
-	// start after the pods were admitted.
-	induce func(ctx context.Context)
 	// afterEvictions runs once the evictions are checked, before the
 	// evicted pods are removed and the condition must clear.
 	afterEvictions func(ctx SpecContext, ns string)
@@ -158,15 +154,6 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		Expect(err).NotTo(HaveOccurred())
 	}
 	w := &watch{ns: ns, victims: victims}
-
-	if s.induce != nil {
-		By("waiting for the pods to run")
-		Eventually(ctx, func(g Gomega) {
-			w.check(ctx, g)
-			g.Expect(w.notRunning()).To(BeEmpty(), "pods: %s", w.summary())
-		}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
-		s.induce(ctx)
-	}
 
 	var pressureSince time.Time
 	if s.condition != "" {
@@ -434,17 +421,6 @@ func (w *watch) pending() []string {
 	var names []string
 	for _, v := range w.victims {
 		if p := w.byName[v.pod.Name]; v.order > 0 && (p == nil || p.Status.Phase != corev1.PodFailed) {
-			names = append(names, v.pod.Name)
-		}
-	}
-	return names
-}
-
-// notRunning lists the pods that do not run (yet).
-func (w *watch) notRunning() []string {
-	var names []string
-	for _, v := range w.victims {
-		if p := w.byName[v.pod.Name]; p == nil || !framework.IsRunning(p) {
 			names = append(names, v.pod.Name)
 		}
 	}

@@ -19,16 +19,19 @@ import (
 const ballastSize = 128 * mi
 
 var _ = Describe("Image garbage collection under disk pressure", Label("Eviction", "Disk", "ImageGC", "Serial"), func() {
-	// The threshold sits 64 MiB below what the node has free, with a
-	// running pod. Then an unused image of 128 MiB arrives (a pull, as far
-	// as the kubelet can tell): DiskPressure. Removing unused images,
-	// which the kubelet does before it evicts anyone, frees it all again,
-	// so the pressure goes without an eviction.
+	// An unused image of 128 MiB sits on the node (a pull, as far as the
+	// kubelet can tell) when the thresholds are set 64 MiB below what the
+	// node then has free. A pod writes 128 MiB: DiskPressure. Removing
+	// unused images, which the kubelet does before it evicts anyone, frees
+	// twice what the pod wrote, so the pressure goes without an eviction.
 	//
 	// The kubelet only removes images it has known for imageMinimumGCAge
-	// (2 min by default), counted from its restart with the spec's
-	// configuration; the spec sets 1 s so that the image it loads can be
-	// removed in the next eviction cycle rather than the pod evicted.
+	// (2 min by default; the spec sets 1 s), counted from when it first
+	// listed them. It lists images when it starts, every 5 minutes, and in
+	// the eviction cycle that finds pressure. So the image is loaded before
+	// the kubelet restarts with the spec's configuration: an image first
+	// listed in the cycle that finds the pressure is too young to remove
+	// in that cycle, and the kubelet would evict the pod instead.
 	It("relieves the pressure by removing unused images, with no eviction", func(ctx SpecContext) {
 		var ballast string
 		runEviction(ctx, evictionSpec{
@@ -36,7 +39,14 @@ var _ = Describe("Image garbage collection under disk pressure", Label("Eviction
 			condition: corev1.NodeDiskPressure,
 			signal:    "nodefs.available",
 			resource:  "ephemeral-storage",
-			prepare:   pruneImages,
+			prepare: func(ctx context.Context) {
+				pruneImages(ctx)
+				By("loading an unused ballast image into the node")
+				var err error
+				ballast, err = f.LoadBallast(ctx, ballastSize)
+				Expect(err).NotTo(HaveOccurred())
+				waitFsStatsCurrent(ctx)
+			},
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.ImageMinimumGCAge = metav1.Duration{Duration: time.Second}
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
@@ -45,19 +55,13 @@ var _ = Describe("Image garbage collection under disk pressure", Label("Eviction
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: f.Pod("writer", diskHog("/scratch", "128Mi"), framework.EmptyDir("/scratch", "", ""))},
 				}
-			},
-			induce: func(ctx context.Context) {
-				By("loading an unused ballast image into the node")
-				var err error
-				ballast, err = f.LoadBallast(ctx, ballastSize)
-				Expect(err).NotTo(HaveOccurred())
 			},
 			afterEvictions: func(ctx SpecContext, _ string) {
 				By("waiting for the kubelet to remove the ballast image")
 				Eventually(ctx, func() bool { return f.HasImage(ctx, ballast) }).
-					WithTimeout(pressureTimeout).WithPolling(poll).Should(BeFalse())
+					WithTimeout(time.Minute).WithPolling(poll).Should(BeFalse(), "the kubelet did not remove %s", ballast)
 			},
 		})
 	})
