@@ -23,7 +23,7 @@ help: ## List the targets
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
 
-test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds), api-diff, verify-patches, kubelet build + in-tree tests, cluster smoke
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds), api-diff, verify-patches, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
@@ -123,5 +123,5 @@ cluster-logs: ## Export the cluster's logs to _output/logs
 test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBELET=evictkit|upstream, NODE, LABELS=<ginkgo label filter>)
 	@bash scripts/test-node.sh
 
-cluster-smoke: kubelet components ## CI gate: a one-node cluster from the node image reaches Ready and passes the network check, then is removed
+cluster-smoke: kubelet components ## CI gate: a one-node cluster from the node image reaches Ready, passes the network check and the Smoke node e2e specs, then is removed
 	@bash scripts/cluster-smoke.sh

@@ -2,8 +2,8 @@
 # CI's cluster gate: the node image (built here unless up to date) brings up
 # a one-node cluster (named evictkit-smoke, so it never touches the default
 # cluster) that reaches Ready on the patched kubelet and passes the pod
-# network check; the cluster is then removed, and the engine stopped if
-# this run started it.
+# network check, then runs the node e2e specs labelled Smoke on it; the
+# cluster is then removed, and the engine stopped if this run started it.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
@@ -33,6 +33,7 @@ bash "${root}/scripts/node-image.sh" >/dev/null
 start=${SECONDS}
 "${tool}" "${args[@]}" up
 step "cluster-smoke: one-node cluster Ready and networked in $((SECONDS - start)) s"
-# Next: the node e2e specs labelled Smoke on this node (CLUSTER=evictkit-smoke
-# NODE=evictkit-smoke-control-plane KUBECONFIG_PATH=... LABELS=Smoke
-# scripts/test-node.sh), once they have passed there.
+# The node e2e specs labelled Smoke (memory and node filesystem pressure) on
+# that node: real pressure, our kubelet's evictions, the condition clearing.
+CLUSTER=evictkit-smoke NODE=evictkit-smoke-control-plane KUBECONFIG_PATH="${kubeconfig}" \
+	LABELS=Smoke KUBELET=evictkit bash "${root}/scripts/test-node.sh"

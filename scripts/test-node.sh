@@ -32,6 +32,8 @@ node="${NODE:-${cluster}-worker2}"
 imagefs_node="${IMAGEFS_NODE-}"
 [[ -n "${CLUSTER:-}" || -n "${imagefs_node}" ]] || imagefs_node="${cluster}-worker"
 kubeconfig="${KUBECONFIG_PATH:-${root}/_output/kubeconfig}"
+# The tests run in test/node: a relative path is the caller's.
+kubeconfig="$(realpath -m -- "${kubeconfig}")"
 labels="${LABELS:-}"
 repeat="${REPEAT:-0}"
 [[ "${repeat}" =~ ^[0-9]+$ ]] || die "REPEAT=${repeat}: want a number of extra passes (0 or more)"
