@@ -43,10 +43,9 @@ func waitFsStatsCurrent(ctx context.Context) {
 	Eventually(ctx, func(g Gomega) {
 		obs, err := f.Observe(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
-		nodefs, err := f.Statfs(ctx, framework.NodeFsDir)
+		free, err := f.Statfs(ctx, framework.NodeFsDir, framework.ImageFsDir)
 		g.Expect(err).NotTo(HaveOccurred())
-		imagefs, err := f.Statfs(ctx, framework.ImageFsDir)
-		g.Expect(err).NotTo(HaveOccurred())
+		nodefs, imagefs := free[0], free[1]
 		g.Expect(obs.NodeFsAvailable).To(BeNumerically("~", nodefs, fsStatsTolerance),
 			"kubelet reports %d bytes free on nodefs, statfs %d", obs.NodeFsAvailable, nodefs)
 		g.Expect(obs.ImageFsAvailable).To(BeNumerically("~", imagefs, fsStatsTolerance),

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,24 +171,29 @@ func TestKeep(t *testing.T) {
 func TestParseStatfs(t *testing.T) {
 	tests := []struct {
 		out     string
-		want    int64
+		lines   int
+		want    []int64
 		wantErr bool
 	}{
-		{out: "183869 4096\n", want: 183869 * 4096},
-		{out: "0 1024", want: 0},
-		{out: "", wantErr: true},
-		{out: "183869", wantErr: true},
-		{out: "many 4096", wantErr: true},
-		{out: "10 0", wantErr: true},
-		{out: "-1 4096", wantErr: true},
+		{out: "183869 4096\n", lines: 1, want: []int64{183869 * 4096}},
+		{out: "0 1024", lines: 1, want: []int64{0}},
+		{out: "10 4096\n20 1024\n", lines: 2, want: []int64{10 * 4096, 20 * 1024}},
+		{out: "10 4096\n", lines: 2, wantErr: true},
+		{out: "10 4096\n20 1024\n", lines: 1, wantErr: true},
+		{out: "", lines: 1, wantErr: true},
+		{out: "183869", lines: 1, wantErr: true},
+		{out: "many 4096", lines: 1, wantErr: true},
+		{out: "10 0", lines: 1, wantErr: true},
+		{out: "-1 4096", lines: 1, wantErr: true},
+		{out: "10 4096\n-1 4096", lines: 2, wantErr: true},
 	}
 	for _, tt := range tests {
-		got, err := parseStatfs(tt.out)
-		if (err != nil) != tt.wantErr || got != tt.want {
-			t.Errorf("parseStatfs(%q) = %d, %v; want %d, error %v", tt.out, got, err, tt.want, tt.wantErr)
+		got, err := parseStatfs(tt.out, tt.lines)
+		if (err != nil) != tt.wantErr || !slices.Equal(got, tt.want) {
+			t.Errorf("parseStatfs(%q, %d) = %v, %v; want %v, error %v", tt.out, tt.lines, got, err, tt.want, tt.wantErr)
 		}
 		if err != nil && !strings.Contains(err.Error(), "statfs") {
-			t.Errorf("parseStatfs(%q) error %q does not say what was parsed", tt.out, err)
+			t.Errorf("parseStatfs(%q, %d) error %q does not say what was parsed", tt.out, tt.lines, err)
 		}
 	}
 }

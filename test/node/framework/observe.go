@@ -103,25 +103,41 @@ const (
 	ImageFsDir = "/var/lib/containerd"
 )
 
-// Statfs reads the free bytes of the filesystem holding dir on the node
-// itself (statfs, what an unprivileged user may use): what the Summary API
-// reports once its figures catch up, which takes seconds after a change.
-func (f *Framework) Statfs(ctx context.Context, dir string) (int64, error) {
-	out, err := f.Exec(ctx, "stat", "--file-system", "--format", "%a %S", dir)
-	if err != nil {
-		return 0, err
+// Statfs reads the free bytes of the filesystems holding dirs on the node
+// itself (statfs, what an unprivileged user may use), in one call and in
+// the order of dirs: what the Summary API reports once its figures catch
+// up, which takes seconds after a change.
+func (f *Framework) Statfs(ctx context.Context, dirs ...string) ([]int64, error) {
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("node %s: statfs of no directory", f.Node)
 	}
-	return parseStatfs(out)
+	out, err := f.Exec(ctx, append([]string{"stat", "--file-system", "--format", "%a %S"}, dirs...)...)
+	if err != nil {
+		return nil, err
+	}
+	free, err := parseStatfs(out, len(dirs))
+	if err != nil {
+		return nil, fmt.Errorf("node %s: statfs of %v: %w", f.Node, dirs, err)
+	}
+	return free, nil
 }
 
-// parseStatfs parses stat's "%a %S" (free blocks for unprivileged users,
-// block size) into bytes.
-func parseStatfs(out string) (int64, error) {
-	var blocks, size int64
-	if n, err := fmt.Sscanf(strings.TrimSpace(out), "%d %d", &blocks, &size); err != nil || n != 2 || blocks < 0 || size <= 0 {
-		return 0, fmt.Errorf("parsing statfs output %q: want \"<free blocks> <block size>\"", out)
+// parseStatfs parses want lines of stat's "%a %S" (free blocks for
+// unprivileged users, block size) into bytes.
+func parseStatfs(out string, want int) ([]int64, error) {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != want {
+		return nil, fmt.Errorf("parsing statfs output %q: want %d lines, got %d", out, want, len(lines))
 	}
-	return blocks * size, nil
+	free := make([]int64, len(lines))
+	for i, line := range lines {
+		var blocks, size int64
+		if n, err := fmt.Sscanf(line, "%d %d", &blocks, &size); err != nil || n != 2 || blocks < 0 || size <= 0 {
+			return nil, fmt.Errorf("parsing statfs output line %q: want \"<free blocks> <block size>\"", line)
+		}
+		free[i] = blocks * size
+	}
+	return free, nil
 }
 
 // DedicatedImageFs reports whether containerd's directory is on another
