@@ -13,7 +13,7 @@ FUZZTIME ?= 10m
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
 .PHONY: help test vet fmt-check unit bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet \
-	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node
+	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-e2e
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -47,7 +47,7 @@ fmt-check: ## Fail listing any Go file that gofmt would change
 		exit 1; \
 	fi
 
-# The e2e suites need a cluster: make test-node runs them.
+# The e2e suites need a cluster: make test-node and make test-e2e run them.
 UNIT_PKGS = $$($(GO) list ./... | grep -v -x -e '$(MODULE)/test/node' -e '$(MODULE)/test/e2e')
 MODULE   := github.com/evictkit/evictkit
 
@@ -120,8 +120,11 @@ cluster-down: ## Delete the cluster, its dedicated filesystems, and stop the eng
 cluster-logs: ## Export the cluster's logs to _output/logs
 	@bash scripts/cluster.sh logs
 
-test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBELET=evictkit|upstream, NODE, LABELS=<ginkgo label filter>)
+test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBELET=evictkit|upstream, NODE, LABELS=<ginkgo label filter>, REPEAT)
 	@bash scripts/test-node.sh
+
+test-e2e: ## Cluster e2e suites on the two workers of the running cluster (KUBELET=evictkit|upstream, LABELS, REPEAT)
+	@bash scripts/test-e2e.sh
 
 cluster-smoke: kubelet components ## CI gate: a one-node cluster from the node image reaches Ready, passes the network check and the Smoke node e2e specs, then is removed
 	@bash scripts/cluster-smoke.sh

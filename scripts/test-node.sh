@@ -23,6 +23,7 @@
 # Usage: scripts/test-node.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/suite-run.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
 
 root="$(repo_root)"
@@ -35,8 +36,6 @@ kubeconfig="${KUBECONFIG_PATH:-${root}/_output/kubeconfig}"
 # The tests run in test/node: a relative path is the caller's.
 kubeconfig="$(realpath -m -- "${kubeconfig}")"
 labels="${LABELS:-}"
-repeat="${REPEAT:-0}"
-[[ "${repeat}" =~ ^[0-9]+$ ]] || die "REPEAT=${repeat}: want a number of extra passes (0 or more)"
 case "${kubelet}" in
 evictkit | upstream) ;;
 *) die "KUBELET=${kubelet}: want evictkit or upstream" ;;
@@ -47,44 +46,11 @@ if [[ -z "${CLUSTER:-}" ]]; then
 	bash "${root}/scripts/cluster.sh" up
 fi
 
-tool="${root}/_output/bin/evictkit-cluster"
 nodes=("${node}")
 [[ -z "${imagefs_node}" || "${imagefs_node}" == "${node}" ]] || nodes+=("${imagefs_node}")
-# switch KUBELET: every node the suites use runs that kubelet.
-switch() {
-	local n rc=0
-	(cd "${root}" && go build -trimpath -o "${tool}" ./cmd/evictkit-cluster)
-	for n in "${nodes[@]}"; do
-		"${tool}" -name "${cluster}" -kubeconfig "${kubeconfig}" kubelet "${n}" "$1" || {
-			echo "error: node ${n} was not switched to the ${1} kubelet (scripts/cluster.sh kubelet ${n} ${1})" >&2
-			rc=1
-		}
-	done
-	return "${rc}"
-}
-if [[ "${kubelet}" == upstream ]]; then
-	trap 'switch evictkit || exit 1' EXIT
-	switch upstream
-fi
+suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${nodes[@]}"
 
-reports="${root}/_output/reports"
-mkdir -p "${reports}"
-report="${reports}/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}.xml"
-step "test-node: suites on ${node}${imagefs_node:+ and ${imagefs_node}} (kubelet ${kubelet}${labels:+, labels ${labels}}); report ${report#"${root}"/}"
-start=${SECONDS}
-color=()
-[[ -t 1 ]] || color=(-ginkgo.no-color)
-rc=0
-for ((pass = 0; pass <= repeat; pass++)); do
-	((repeat == 0)) || step "test-node: pass $((pass + 1)) of $((repeat + 1))"
-	(cd "${root}" && go test ./test/node -count=1 -v -timeout 100m -args \
-		-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \
-		-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
-		${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
-	((rc == 0)) || break
-done
-result="passed"
-((rc == 0)) || result="FAILED"
-((repeat == 0)) || result+=" (pass $((rc == 0 ? repeat + 1 : pass + 1)) of $((repeat + 1)))"
-step "test-node: ${result} in $((SECONDS - start)) s (report ${report#"${root}"/}, of the last pass; diagnostics of failed specs in _output/logs/node-e2e/)"
-exit "${rc}"
+report="${root}/_output/reports/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}.xml"
+step "test-node: suites on ${node}${imagefs_node:+ and ${imagefs_node}} (kubelet ${kubelet}${labels:+, labels ${labels}}); diagnostics of failed specs in _output/logs/node-e2e/"
+suite_run "${root}" test-node ./test/node "${report}" "${REPEAT:-0}" "${labels}" \
+	-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}"

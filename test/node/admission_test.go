@@ -53,7 +53,7 @@ func expectRejected(ctx context.Context, ns string, p *corev1.Pod, condition cor
 			StopTrying("the kubelet admitted a pod it had to reject: " + framework.DescribePod(got)).Now()
 		}
 		g.Expect(got.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(got))
-		g.Expect(got.Status.Reason).To(Equal(evictedReason), framework.DescribePod(got))
+		g.Expect(got.Status.Reason).To(Equal(framework.EvictedReason), framework.DescribePod(got))
 		g.Expect(got.Status.Message).To(SatisfyAll(HavePrefix(rejectedMessagePrefix), ContainSubstring(string(condition))), framework.DescribePod(got))
 	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
 }
@@ -87,10 +87,10 @@ func started(p *corev1.Pod) bool {
 var _ = Describe("Admission under memory pressure", Label("Eviction", "Admission", "Memory", "Serial"), func() {
 	It("rejects BestEffort pods unless they tolerate the memory-pressure taint, and admits the others", func(ctx SpecContext) {
 		ns := createNamespace(ctx, "admit-memory")
-		holdPressure(ctx, ns, corev1.NodeMemoryPressure, memoryHog("600Mi"), nil,
+		holdPressure(ctx, ns, corev1.NodeMemoryPressure, framework.MemoryHog("600Mi"), nil,
 			func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": quantity(o.MemoryAvailable - 400*mi),
+					"memory.available": framework.Quantity(o.MemoryAvailable - 400*framework.Mi),
 				})
 			})
 		By("creating a BestEffort pod")
@@ -109,10 +109,10 @@ var _ = Describe("Admission under disk pressure", Label("Eviction", "Admission",
 	It("rejects every pod that is not critical, and admits a critical one", func(ctx SpecContext) {
 		pruneImages(ctx)
 		ns := createNamespace(ctx, "admit-disk")
-		holdPressure(ctx, ns, corev1.NodeDiskPressure, diskHog("/scratch", "250Mi"), []framework.PodOption{framework.EmptyDir("/scratch", "", "")},
+		holdPressure(ctx, ns, corev1.NodeDiskPressure, framework.DiskHog("/scratch", "250Mi"), []framework.PodOption{framework.EmptyDir("/scratch", "", "")},
 			func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": quantity(o.NodeFsAvailable - 150*mi),
+					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 150*framework.Mi),
 				})
 			})
 		By("creating a BestEffort pod")

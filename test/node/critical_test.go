@@ -26,14 +26,14 @@ var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memor
 			offenders: true,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": quantity(o.MemoryAvailable - 500*mi),
+					"memory.available": framework.Quantity(o.MemoryAvailable - 500*framework.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", memoryHog("400Mi"), framework.PriorityClass(framework.LowPriority))},
-					{order: 0, pod: f.Pod("critical-hog", memoryHog("400Mi"), framework.PriorityClass("system-node-critical"))},
-					{order: 0, static: true, pod: f.Pod("static-hog", memoryHog("400Mi"))},
+					{order: 1, pod: f.Pod("low-hog", framework.MemoryHog("400Mi"), framework.PriorityClass(framework.LowPriority))},
+					{order: 0, pod: f.Pod("critical-hog", framework.MemoryHog("400Mi"), framework.PriorityClass("system-node-critical"))},
+					{order: 0, static: true, pod: f.Pod("static-hog", framework.MemoryHog("400Mi"))},
 				}
 			},
 			afterEvictions: func(ctx SpecContext, ns string) {

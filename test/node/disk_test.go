@@ -12,11 +12,6 @@ import (
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-// diskHog writes size into dir at 20 MiB/s, then holds.
-func diskHog(dir, size string) []string {
-	return []string{"disk", "-dir", dir, "-size", size, "-rate", "20Mi"}
-}
-
 // pruneImages leaves the node only images in use, pinned, or the addons',
 // so that the kubelet's image garbage collection, which runs before any
 // disk eviction, has nothing to free: the pressure then lasts until the
@@ -29,28 +24,13 @@ func pruneImages(ctx context.Context) {
 	waitFsStatsCurrent(ctx)
 }
 
-// fsStatsTolerance is how far the kubelet's nodefs.available and
-// imagefs.available may be from the filesystems' own figures when nothing
-// writes to them.
-const fsStatsTolerance = 8 * mi
-
 // waitFsStatsCurrent waits until the kubelet's nodefs.available and
 // imagefs.available show what the filesystems have free: thresholds set
 // from an older figure (one from before images were removed, say) would be
 // off by hundreds of MiB.
 func waitFsStatsCurrent(ctx context.Context) {
 	By("waiting for the kubelet's filesystem figures to catch up with the filesystems")
-	Eventually(ctx, func(g Gomega) {
-		obs, err := f.Observe(ctx)
-		g.Expect(err).NotTo(HaveOccurred())
-		free, err := f.Statfs(ctx, framework.NodeFsDir, framework.ImageFsDir)
-		g.Expect(err).NotTo(HaveOccurred())
-		nodefs, imagefs := free[0], free[1]
-		g.Expect(obs.NodeFsAvailable).To(BeNumerically("~", nodefs, fsStatsTolerance),
-			"kubelet reports %d bytes free on nodefs, statfs %d", obs.NodeFsAvailable, nodefs)
-		g.Expect(obs.ImageFsAvailable).To(BeNumerically("~", imagefs, fsStatsTolerance),
-			"kubelet reports %d bytes free on imagefs, statfs %d", obs.ImageFsAvailable, imagefs)
-	}).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
+	Eventually(ctx, f.FsStatsCurrent).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
 }
 
 // idleDiskPod writes nothing and requests 10Mi of ephemeral storage, which
@@ -76,12 +56,12 @@ var _ = Describe("Node filesystem pressure", Label("Eviction", "Disk", "Serial",
 			prepare:   pruneImages,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": quantity(o.NodeFsAvailable - 200*mi),
+					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 200*framework.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", diskHog("/scratch", "350Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 1, pod: f.Pod("disk-hog", framework.DiskHog("/scratch", "350Mi"), framework.EmptyDir("/scratch", "", ""))},
 					{order: 0, pod: idleDiskPod()},
 				}
 			},
@@ -104,7 +84,7 @@ var _ = Describe("Inode pressure", Label("Eviction", "Disk", "Serial"), func() {
 			prepare:   pruneImages,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.inodesFree": quantity(o.NodeFsInodesFree - 3000),
+					"nodefs.inodesFree": framework.Quantity(o.NodeFsInodesFree - 3000),
 				})
 			},
 			pods: func() []victim {
@@ -132,14 +112,14 @@ var _ = Describe("Node filesystem pressure with priority ordering", Label("Evict
 			prepare:   pruneImages,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": quantity(o.NodeFsAvailable - 150*mi),
+					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 150*framework.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", diskHog("/scratch", "250Mi"),
+					{order: 1, pod: f.Pod("low-hog", framework.DiskHog("/scratch", "250Mi"),
 						framework.PriorityClass(framework.LowPriority), framework.EmptyDir("/scratch", "", ""))},
-					{order: 2, pod: f.Pod("default-hog", diskHog("/scratch", "250Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 2, pod: f.Pod("default-hog", framework.DiskHog("/scratch", "250Mi"), framework.EmptyDir("/scratch", "", ""))},
 					{order: 0, pod: idleDiskPod(framework.PriorityClass(framework.HighPriority))},
 				}
 			},
@@ -162,15 +142,15 @@ var _ = Describe("Minimum reclaim", Label("Eviction", "Disk", "Serial"), func() 
 			prepare:   pruneImages,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": quantity(o.NodeFsAvailable - 300*mi),
+					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 300*framework.Mi),
 				})
 				c.EvictionMinimumReclaim = map[string]string{"nodefs.available": "200Mi"}
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", diskHog("/scratch", "200Mi"),
+					{order: 1, pod: f.Pod("low-hog", framework.DiskHog("/scratch", "200Mi"),
 						framework.PriorityClass(framework.LowPriority), framework.EmptyDir("/scratch", "", ""))},
-					{order: 2, pod: f.Pod("default-hog", diskHog("/scratch", "150Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 2, pod: f.Pod("default-hog", framework.DiskHog("/scratch", "150Mi"), framework.EmptyDir("/scratch", "", ""))},
 					{order: 0, pod: idleDiskPod(framework.PriorityClass(framework.HighPriority))},
 				}
 			},

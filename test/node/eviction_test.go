@@ -36,8 +36,6 @@ const (
 	annotationStarved         = "starved_resource"
 	annotationOffenders       = "offending_containers"
 	annotationOffendersUsage  = "offending_containers_usage"
-	evictedReason             = "Evicted"
-	terminationByKubelet      = "TerminationByKubelet"
 	rejectedMessagePrefix     = "Pod was rejected"
 	lowOnResourceMessageStart = "The node was low on resource: "
 )
@@ -281,14 +279,8 @@ func expectAdmitted(ctx context.Context, ns string) {
 // starved resource (and, for memory, the offending container and its usage
 // above its request).
 func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
-	Expect(p.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(p))
-	Expect(p.Status.Reason).To(Equal(evictedReason), framework.DescribePod(p))
+	Expect(framework.CheckEvictedStatus(p)).To(Succeed())
 	Expect(p.Status.Message).To(HavePrefix(lowOnResourceMessageStart+s.resource), framework.DescribePod(p))
-	Expect(p.Status.Conditions).To(ContainElement(SatisfyAll(
-		HaveField("Type", corev1.DisruptionTarget),
-		HaveField("Status", corev1.ConditionTrue),
-		HaveField("Reason", terminationByKubelet),
-	)), "pod %s has no DisruptionTarget condition from the kubelet", p.Name)
 
 	e := expectOneEvictedEvent(ctx, p)
 	Expect(e.Annotations).To(HaveKeyWithValue(annotationStarved, s.resource))
@@ -309,7 +301,7 @@ func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
 // condition.)
 func expectLimitEvicted(ctx context.Context, p *corev1.Pod, want limitEviction) {
 	Expect(p.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(p))
-	Expect(p.Status.Reason).To(Equal(evictedReason), framework.DescribePod(p))
+	Expect(p.Status.Reason).To(Equal(framework.EvictedReason), framework.DescribePod(p))
 	Expect(p.Status.Message).To(HavePrefix(want.message), framework.DescribePod(p))
 	expectOneEvictedEvent(ctx, p)
 }
@@ -320,7 +312,7 @@ func expectOneEvictedEvent(ctx context.Context, p *corev1.Pod) corev1.Event {
 	var events []corev1.Event
 	Eventually(ctx, func(g Gomega) {
 		var err error
-		events, err = f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
+		events, err = f.PodEvents(ctx, p.Namespace, p.Name, framework.EvictedReason)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(events).NotTo(BeEmpty(), "no Evicted event for pod %s yet", p.Name)
 	}).WithTimeout(eventTimeout).WithPolling(poll).Should(Succeed())
@@ -392,7 +384,7 @@ func (w *watch) check(ctx context.Context, g Gomega) *corev1.Node {
 			continue
 		case v.order == 0:
 			StopTrying("a pod that must never be evicted failed: " + framework.DescribePod(p)).Now()
-		case p.Status.Reason != evictedReason:
+		case p.Status.Reason != framework.EvictedReason:
 			StopTrying("pod failed, not by eviction: " + framework.DescribePod(p)).Now()
 		}
 		for _, earlier := range w.victims {
@@ -449,11 +441,3 @@ func (w *watch) summary() string {
 	}
 	return strings.Join(parts, "; ")
 }
-
-// quantity formats a byte or count threshold for the kubelet's
-// configuration, never below 1.
-func quantity(v int64) string {
-	return fmt.Sprintf("%d", max(v, 1))
-}
-
-const mi = int64(1) << 20

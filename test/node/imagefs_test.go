@@ -42,12 +42,12 @@ var _ = Describe("Dedicated image filesystem pressure", Label("Eviction", "Disk"
 			prepare:   pruneImages,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"imagefs.available": quantity(o.ImageFsAvailable - 200*mi),
+					"imagefs.available": framework.Quantity(o.ImageFsAvailable - 200*framework.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("rootfs-hog", diskHog("/var/fill", "350Mi"))},
+					{order: 1, pod: f.Pod("rootfs-hog", framework.DiskHog("/var/fill", "350Mi"))},
 					{order: 0, pod: idleDiskPod()},
 				}
 			},

@@ -16,7 +16,7 @@ import (
 // ballastSize is the unused image that pushes the node into disk
 // pressure. Its layer is random data: containerd keeps it twice (the
 // compressed blob and the unpacked snapshot), about 2 × ballastSize.
-const ballastSize = 128 * mi
+const ballastSize = 128 * framework.Mi
 
 var _ = Describe("Image garbage collection under disk pressure", Label("Eviction", "Disk", "ImageGC", "Serial"), func() {
 	// An unused image of 128 MiB sits on the node (a pull, as far as the
@@ -50,12 +50,12 @@ var _ = Describe("Image garbage collection under disk pressure", Label("Eviction
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.ImageMinimumGCAge = metav1.Duration{Duration: time.Second}
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": quantity(o.NodeFsAvailable - 64*mi),
+					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 64*framework.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 0, pod: f.Pod("writer", diskHog("/scratch", "128Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: f.Pod("writer", framework.DiskHog("/scratch", "128Mi"), framework.EmptyDir("/scratch", "", ""))},
 				}
 			},
 			afterEvictions: func(ctx SpecContext, _ string) {

@@ -8,11 +8,6 @@ import (
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-// memoryHog grows to size at 40 MiB/s, then holds.
-func memoryHog(size string) []string {
-	return []string{"memory", "-size", size, "-rate", "40Mi"}
-}
-
 var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial", "Smoke"), func() {
 	// Pressure once the pods use 600 MiB more than when the spec started;
 	// each hog alone gets there, so both have to go: the BestEffort hog
@@ -27,13 +22,13 @@ var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Me
 			offenders: true,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": quantity(o.MemoryAvailable - 600*mi),
+					"memory.available": framework.Quantity(o.MemoryAvailable - 600*framework.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("besteffort-hog", memoryHog("900Mi"), framework.PriorityClass(framework.LowPriority))},
-					{order: 2, pod: f.Pod("burstable-hog", memoryHog("900Mi"),
+					{order: 1, pod: f.Pod("besteffort-hog", framework.MemoryHog("900Mi"), framework.PriorityClass(framework.LowPriority))},
+					{order: 2, pod: f.Pod("burstable-hog", framework.MemoryHog("900Mi"),
 						framework.PriorityClass(framework.HighPriority), framework.MemoryRequest("100Mi"))},
 					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("100m", "100Mi"))},
 				}
@@ -62,7 +57,7 @@ var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "All
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": "300Mi"})
 				c.EnforceNodeAllocatable = []string{"pods"}
 				c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
-					"memory": quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - 700*mi),
+					"memory": framework.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - 700*framework.Mi),
 				})
 			},
 			pods: func() []victim {

@@ -8,12 +8,6 @@ import (
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-// threadHog starts count threads over 10 processes at 250 a second, then
-// holds them.
-func threadHog(count string) []string {
-	return []string{"threads", "-count", count, "-procs", "10", "-rate", "250"}
-}
-
 var _ = Describe("PID pressure with priority ordering", Label("Eviction", "PID", "Serial"), func() {
 	// Pressure once there are 3000 more tasks on the machine than when the
 	// spec started (pid.available counts every task of the kernel); each
@@ -29,13 +23,13 @@ var _ = Describe("PID pressure with priority ordering", Label("Eviction", "PID",
 			resource:  "pids",
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"pid.available": quantity(o.PIDAvailable - 3000),
+					"pid.available": framework.Quantity(o.PIDAvailable - 3000),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", threadHog("4500"), framework.PriorityClass(framework.LowPriority))},
-					{order: 2, pod: f.Pod("default-hog", threadHog("4500"))},
+					{order: 1, pod: f.Pod("low-hog", framework.ThreadHog("4500"), framework.PriorityClass(framework.LowPriority))},
+					{order: 2, pod: f.Pod("default-hog", framework.ThreadHog("4500"))},
 					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.PriorityClass(framework.HighPriority))},
 				}
 			},

@@ -16,7 +16,7 @@ import (
 // node has, with the given grace and maximum pod grace periods.
 func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.KubeletConfiguration, framework.Observations) {
 	return func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-		c.EvictionSoft = map[string]string{"nodefs.available": quantity(o.NodeFsAvailable - 200*mi)}
+		c.EvictionSoft = map[string]string{"nodefs.available": framework.Quantity(o.NodeFsAvailable - 200*framework.Mi)}
 		c.EvictionSoftGracePeriod = map[string]string{"nodefs.available": grace.String()}
 		c.EvictionMaxPodGracePeriod = maxPodGrace
 	}
@@ -25,7 +25,7 @@ func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.Kube
 // decidedAt is when the kubelet decided to evict the pod: its one Evicted
 // event.
 func decidedAt(ctx context.Context, p *corev1.Pod) time.Time {
-	events, err := f.PodEvents(ctx, p.Namespace, p.Name, evictedReason)
+	events, err := f.PodEvents(ctx, p.Namespace, p.Name, framework.EvictedReason)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(events).To(HaveLen(1))
 	if t := events[0].FirstTimestamp.Time; !t.IsZero() {
@@ -49,7 +49,7 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 			configure: softNodeFs(time.Minute, 30),
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", diskHog("/scratch", "350Mi"),
+					{order: 1, pod: f.Pod("disk-hog", framework.DiskHog("/scratch", "350Mi"),
 						framework.EmptyDir("/scratch", "", ""), framework.GracePeriod(60))},
 					{order: 0, pod: idleDiskPod()},
 				}
@@ -79,7 +79,7 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 			configure: softNodeFs(10*time.Second, 60),
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", diskHog("/scratch", "350Mi"),
+					{order: 1, pod: f.Pod("disk-hog", framework.DiskHog("/scratch", "350Mi"),
 						framework.EmptyDir("/scratch", "", ""), framework.GracePeriod(5))},
 				}
 			},

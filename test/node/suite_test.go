@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -102,19 +100,9 @@ var _ = JustAfterEach(func(ctx SpecContext) {
 	if !CurrentSpecReport().Failed() || f == nil {
 		return
 	}
-	dir := filepath.Join(cfg.LogDir, specDirName(CurrentSpecReport().FullText()))
+	dir := framework.DumpDir(cfg.LogDir, CurrentSpecReport().FullText())
 	if err := f.Dump(ctx, dir, current.namespace, current.started.Add(-time.Minute)); err != nil {
 		GinkgoWriter.Printf("dump: %v\n", err)
 	}
 	fmt.Fprintf(os.Stderr, "node e2e: diagnostics of the failed spec in %s\n", dir)
 }, NodeTimeout(2*time.Minute))
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-func specDirName(text string) string {
-	name := strings.Trim(unsafeName.ReplaceAllString(text, "-"), "-")
-	if len(name) > 120 {
-		name = name[:120]
-	}
-	return name
-}

@@ -14,23 +14,27 @@ func IsReady(n *corev1.Node) bool {
 	return ready
 }
 
-// HasCondition reports whether the node's condition of type t is True.
-func HasCondition(n *corev1.Node, t corev1.NodeConditionType) bool {
-	for _, c := range n.Status.Conditions {
-		if c.Type == t {
-			return c.Status == corev1.ConditionTrue
+// Condition returns the node's condition of type t, or nil.
+func Condition(n *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
+	for i := range n.Status.Conditions {
+		if n.Status.Conditions[i].Type == t {
+			return &n.Status.Conditions[i]
 		}
 	}
-	return false
+	return nil
+}
+
+// HasCondition reports whether the node's condition of type t is True.
+func HasCondition(n *corev1.Node, t corev1.NodeConditionType) bool {
+	c := Condition(n, t)
+	return c != nil && c.Status == corev1.ConditionTrue
 }
 
 // TrueSince returns when the node's condition t last became True, and
 // whether it is True now.
 func TrueSince(n *corev1.Node, t corev1.NodeConditionType) (time.Time, bool) {
-	for _, c := range n.Status.Conditions {
-		if c.Type == t && c.Status == corev1.ConditionTrue {
-			return c.LastTransitionTime.Time, true
-		}
+	if c := Condition(n, t); c != nil && c.Status == corev1.ConditionTrue {
+		return c.LastTransitionTime.Time, true
 	}
 	return time.Time{}, false
 }
@@ -49,4 +53,22 @@ func Pressures(n *corev1.Node) []corev1.NodeConditionType {
 		}
 	}
 	return on
+}
+
+// PressureTaints are the NoSchedule taints the node lifecycle controller
+// puts on a node while it has each pressure condition.
+var PressureTaints = map[corev1.NodeConditionType]string{
+	corev1.NodeMemoryPressure: corev1.TaintNodeMemoryPressure,
+	corev1.NodeDiskPressure:   corev1.TaintNodeDiskPressure,
+	corev1.NodePIDPressure:    corev1.TaintNodePIDPressure,
+}
+
+// HasTaint reports whether the node has a taint with key and effect.
+func HasTaint(n *corev1.Node, key string, effect corev1.TaintEffect) bool {
+	for _, t := range n.Spec.Taints {
+		if t.Key == key && t.Effect == effect {
+			return true
+		}
+	}
+	return false
 }

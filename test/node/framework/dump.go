@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -104,4 +105,17 @@ func (f *Framework) eventLines(ctx context.Context, ns string) ([]byte, error) {
 			e.InvolvedObject.Kind, e.InvolvedObject.Name, e.Reason, e.Message, e.Annotations)
 	}
 	return []byte(b.String()), nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// DumpDir is the directory under logDir for the diagnostics of the spec
+// whose full text is given: the text with anything but letters, digits,
+// dots, dashes and underscores turned into dashes, at most 120 bytes.
+func DumpDir(logDir, spec string) string {
+	name := strings.Trim(unsafeName.ReplaceAllString(spec, "-"), "-")
+	if len(name) > 120 {
+		name = name[:120]
+	}
+	return filepath.Join(logDir, name)
 }

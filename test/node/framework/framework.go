@@ -35,6 +35,9 @@ type Config struct {
 	Kubelet string
 	// LogDir receives what failed tests leave for diagnosis.
 	LogDir string
+	// Suite names the suite in the objects it creates (namespace names,
+	// the client's user agent): "node-e2e" when empty.
+	Suite string
 }
 
 // Framework is a connection to the node under test.
@@ -58,7 +61,10 @@ func New(ctx context.Context, cfg Config) (*Framework, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading kubeconfig %s (is the cluster up? make cluster): %w", cfg.Kubeconfig, err)
 	}
-	rc.UserAgent = "evictkit-node-e2e"
+	if cfg.Suite == "" {
+		cfg.Suite = "node-e2e"
+	}
+	rc.UserAgent = "evictkit-" + cfg.Suite
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
 		return nil, err

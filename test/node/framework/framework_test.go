@@ -197,3 +197,17 @@ func TestParseStatfs(t *testing.T) {
 		}
 	}
 }
+
+func TestDumpDir(t *testing.T) {
+	tests := []struct{ spec, want string }{
+		{"Memory pressure evicts the hog", "logs/Memory-pressure-evicts-the-hog"},
+		{"[It] a/b c: d", "logs/It-a-b-c-d"},
+		{"keep_this-and.that", "logs/keep_this-and.that"},
+		{strings.Repeat("x", 200), "logs/" + strings.Repeat("x", 120)},
+	}
+	for _, tt := range tests {
+		if got := DumpDir("logs", tt.spec); got != tt.want {
+			t.Errorf("DumpDir(logs, %q) = %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+}

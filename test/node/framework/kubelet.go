@@ -80,6 +80,16 @@ func (f *Framework) RestoreKubeletConfig(ctx context.Context) error {
 	return f.restartKubelet(ctx, cfg)
 }
 
+// RestartKubelet restarts the kubelet with its configuration unchanged and
+// waits until the node is Ready again with it in effect.
+func (f *Framework) RestartKubelet(ctx context.Context) error {
+	cfg, err := f.KubeletConfig(ctx)
+	if err != nil {
+		return err
+	}
+	return f.restartKubelet(ctx, cfg)
+}
+
 // restartKubelet restarts the kubelet and waits until the node has posted
 // a Ready status since the restart and /configz shows want's eviction and
 // allocatable settings.

@@ -140,6 +140,39 @@ func parseStatfs(out string, want int) ([]int64, error) {
 	return free, nil
 }
 
+// fsStatsTolerance is how far the kubelet's nodefs.available and
+// imagefs.available may be from the filesystems' own figures when nothing
+// writes to them.
+const fsStatsTolerance = 8 * Mi
+
+// FsStatsCurrent returns nil once the kubelet's nodefs.available and
+// imagefs.available are within fsStatsTolerance of what statfs reports,
+// and an error with both figures until then. The kubelet's figures lag
+// changes by seconds, and one taken just after images were removed can be
+// hundreds of MiB off: thresholds set from it would be too.
+func (f *Framework) FsStatsCurrent(ctx context.Context) error {
+	obs, err := f.Observe(ctx)
+	if err != nil {
+		return err
+	}
+	free, err := f.Statfs(ctx, NodeFsDir, ImageFsDir)
+	if err != nil {
+		return err
+	}
+	for _, fs := range []struct {
+		name            string
+		kubelet, statfs int64
+	}{
+		{"nodefs", obs.NodeFsAvailable, free[0]},
+		{"imagefs", obs.ImageFsAvailable, free[1]},
+	} {
+		if d := fs.kubelet - fs.statfs; d > fsStatsTolerance || d < -fsStatsTolerance {
+			return fmt.Errorf("node %s: the kubelet reports %d bytes free on %s, statfs %d", f.Node, fs.kubelet, fs.name, fs.statfs)
+		}
+	}
+	return nil
+}
+
 // DedicatedImageFs reports whether containerd's directory is on another
 // filesystem than the kubelet's: the kubelet then has a dedicated image
 // filesystem, with imagefs signals of its own.

@@ -46,7 +46,7 @@ func (f *Framework) EnsurePriorityClasses(ctx context.Context) error {
 // pods can be created in it (its default service account exists).
 func (f *Framework) CreateNamespace(ctx context.Context, base string) (string, error) {
 	ns, err := f.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
-		GenerateName: "node-e2e-" + base + "-",
+		GenerateName: f.Suite + "-" + base + "-",
 		Labels:       map[string]string{E2ELabel: "true"},
 	}}, metav1.CreateOptions{})
 	if err != nil {
@@ -190,6 +190,22 @@ func Tolerate(key string) PodOption {
 		p.Spec.Tolerations = append(p.Spec.Tolerations, corev1.Toleration{
 			Key: key, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule,
 		})
+	}
+}
+
+// Scheduled leaves the pod to the scheduler instead of binding it to the
+// node under test.
+func Scheduled() PodOption {
+	return func(p *corev1.Pod) { p.Spec.NodeName = "" }
+}
+
+// ScheduledOnlyOn leaves the pod to the scheduler but lets it run only on
+// the named node (its hostname label): it stays Pending while the node
+// cannot take it, e.g. for a taint it does not tolerate.
+func ScheduledOnlyOn(node string) PodOption {
+	return func(p *corev1.Pod) {
+		p.Spec.NodeName = ""
+		p.Spec.NodeSelector = map[string]string{corev1.LabelHostname: node}
 	}
 }
 

@@ -1,0 +1,114 @@
+package clustere2e
+
+import (
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "Serial"), func() {
+	// A system-node-critical hog holds the pressured worker over a memory
+	// threshold, so the pressure lasts; the kubelet evicts the one other
+	// pod it may evict. Then the kubelet restarts while the pressure goes
+	// on. The restarted kubelet must find the pressure again without the
+	// condition ever going False, and must not evict anything again: the
+	// evicted pod keeps its single Evicted event and the holder runs on.
+	It("keeps MemoryPressure and evicts nothing twice", func(ctx SpecContext) {
+		By("waiting until the pressured worker has no pressure condition")
+		Eventually(ctx, func(g Gomega) {
+			n, err := pressured.GetNode(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(framework.Pressures(n)).To(BeEmpty())
+		}).WithTimeout(clearTimeout).WithPolling(poll).Should(Succeed())
+		obs, err := pressured.Observe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+
+		By("setting a memory threshold 400 MiB below what the pressured worker has available")
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(pressured.RestoreKubeletConfig(ctx)).To(Succeed())
+		}, NodeTimeout(5*time.Minute))
+		Expect(pressured.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+			c.EvictionHard = framework.WithThresholds(c.EvictionHard, memoryHold.threshold(obs))
+		})).To(Succeed())
+
+		ns := createNamespace(ctx, "restart")
+		By("starting an evictable pod, then the critical pod that holds the pressure")
+		_, err = pressured.CreatePod(ctx, ns, pressured.Pod("victim", []string{"sleep"}, framework.PriorityClass(framework.LowPriority)))
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(ctx, func(g Gomega) {
+			g.Expect(getPod(ctx, g, ns, "victim")).To(Satisfy(framework.IsRunning))
+		}).WithTimeout(scheduleTimeout).WithPolling(poll).Should(Succeed())
+		_, err = pressured.CreatePod(ctx, ns, memoryHold.holder())
+		Expect(err).NotTo(HaveOccurred())
+
+		By("waiting for MemoryPressure and the eviction of the evictable pod")
+		var since time.Time
+		Eventually(ctx, func(g Gomega) {
+			n, err := pressured.GetNode(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			g.Expect(ok).To(BeTrue(), "no MemoryPressure yet")
+			since = s
+			g.Expect(framework.CheckEvictedStatus(getPod(ctx, g, ns, "victim"))).To(Succeed())
+		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+		expectEvictedEvents(ctx, ns, "victim", 1)
+
+		By("restarting the kubelet under the lasting pressure")
+		before, err := pressured.KubeletProcess(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		restart := make(chan error, 1)
+		go func() {
+			defer GinkgoRecover()
+			restart <- pressured.RestartKubelet(ctx)
+		}()
+		// Watch the condition the whole time the kubelet comes back.
+		watching := true
+		for watching {
+			select {
+			case err := <-restart:
+				Expect(err).NotTo(HaveOccurred())
+				watching = false
+			case <-time.After(500 * time.Millisecond):
+			}
+			n, err := pressured.GetNode(ctx)
+			Expect(err).NotTo(HaveOccurred())
+			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			Expect(ok).To(BeTrue(), "MemoryPressure went away during the restart")
+			Expect(s).To(BeTemporally("==", since), "MemoryPressure went away and came back during the restart")
+		}
+		after, err := pressured.KubeletProcess(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(after.PID).NotTo(Equal(before.PID), "the kubelet did not restart")
+
+		By("checking over two monitoring intervals that the pressure stays and nothing is evicted again")
+		Consistently(ctx, func(g Gomega) {
+			n, err := pressured.GetNode(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			g.Expect(ok).To(BeTrue(), "MemoryPressure went away after the restart")
+			g.Expect(s).To(BeTemporally("==", since), "MemoryPressure went away and came back")
+			g.Expect(getPod(ctx, g, ns, "holder")).To(Satisfy(framework.IsRunning), "the critical holder")
+		}).WithTimeout(2 * monitoringInterval).WithPolling(poll).Should(Succeed())
+		expectEvictedEvents(ctx, ns, "victim", 1)
+	})
+})
+
+// expectEvictedEvents checks the pod has exactly want Evicted events, each
+// recorded once.
+func expectEvictedEvents(ctx SpecContext, ns, pod string, want int) {
+	Eventually(ctx, func(g Gomega) {
+		events, err := pressured.PodEvents(ctx, ns, pod, framework.EvictedReason)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(events).To(HaveLen(want), "Evicted events of %s", pod)
+		for _, e := range events {
+			g.Expect(e.Count).To(BeNumerically("<=", 1), "event %s of %s recorded %d times", e.Name, pod, e.Count)
+		}
+	}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+}
