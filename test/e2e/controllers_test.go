@@ -33,31 +33,17 @@ var _ = Describe("Controllers and disruption budgets under node pressure", Label
 	// Failed with reason Evicted: the pod garbage collector only removes
 	// terminated pods above its threshold (12500 by default).
 	It("evicts a Deployment's pod despite a budget that allows no disruption, and the replacement runs on the other worker", func(ctx SpecContext) {
-		By("waiting until the pressured worker has no pressure condition")
-		Eventually(ctx, func(g Gomega) {
-			n, err := pressured.GetNode(ctx)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(framework.Pressures(n)).To(BeEmpty())
-		}).WithTimeout(clearTimeout).WithPolling(poll).Should(Succeed())
-		obs, err := pressured.Observe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-
-		By("setting a soft memory threshold 400 MiB below what the pressured worker has available")
-		DeferCleanup(func(ctx SpecContext) {
-			Expect(pressured.RestoreKubeletConfig(ctx)).To(Succeed())
-		}, NodeTimeout(5*time.Minute))
-		Expect(pressured.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
-			c.EvictionSoft = map[string]string{"memory.available": framework.Quantity(obs.MemoryAvailable - 400*framework.Mi)}
+		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+			c.EvictionSoft = map[string]string{"memory.available": framework.Quantity(o.MemoryAvailable - 400*framework.Mi)}
 			c.EvictionSoftGracePeriod = map[string]string{"memory.available": softGrace.String()}
 			c.EvictionMaxPodGracePeriod = 0
-		})).To(Succeed())
+		})
 
 		ns := createNamespace(ctx, "controllers")
 		labels := map[string]string{"app": "hog"}
 
 		By("creating a budget that allows no disruption")
-		_, err = pressured.Client.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, &policyv1.PodDisruptionBudget{
+		_, err := pressured.Client.PolicyV1().PodDisruptionBudgets(ns).Create(ctx, &policyv1.PodDisruptionBudget{
 			ObjectMeta: metav1.ObjectMeta{Name: "hog"},
 			Spec: policyv1.PodDisruptionBudgetSpec{
 				MinAvailable: ptr.To(intstr.FromInt32(1)),

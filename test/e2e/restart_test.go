@@ -6,7 +6,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/test/node/framework"
@@ -20,27 +19,13 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 	// condition ever going False, and must not evict anything again: the
 	// evicted pod keeps its single Evicted event and the holder runs on.
 	It("keeps MemoryPressure and evicts nothing twice", func(ctx SpecContext) {
-		By("waiting until the pressured worker has no pressure condition")
-		Eventually(ctx, func(g Gomega) {
-			n, err := pressured.GetNode(ctx)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(framework.Pressures(n)).To(BeEmpty())
-		}).WithTimeout(clearTimeout).WithPolling(poll).Should(Succeed())
-		obs, err := pressured.Observe(ctx)
-		Expect(err).NotTo(HaveOccurred())
-
-		By("setting a memory threshold 400 MiB below what the pressured worker has available")
-		DeferCleanup(func(ctx SpecContext) {
-			Expect(pressured.RestoreKubeletConfig(ctx)).To(Succeed())
-		}, NodeTimeout(5*time.Minute))
-		Expect(pressured.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
-			c.EvictionHard = framework.WithThresholds(c.EvictionHard, memoryHold.threshold(obs))
-		})).To(Succeed())
+		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+			c.EvictionHard = framework.WithThresholds(c.EvictionHard, memoryHold.threshold(o))
+		})
 
 		ns := createNamespace(ctx, "restart")
 		By("starting an evictable pod, then the critical pod that holds the pressure")
-		_, err = pressured.CreatePod(ctx, ns, pressured.Pod("victim", []string{"sleep"}, framework.PriorityClass(framework.LowPriority)))
+		_, err := pressured.CreatePod(ctx, ns, pressured.Pod("victim", []string{"sleep"}, framework.PriorityClass(framework.LowPriority)))
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(ctx, func(g Gomega) {
 			g.Expect(getPod(ctx, g, ns, "victim")).To(Satisfy(framework.IsRunning))

@@ -100,24 +100,14 @@ var _ = Describe("Pressure taints and scheduling", Label("Taints", "Serial"), fu
 			if h.prepare != nil {
 				h.prepare(ctx)
 			}
-			obs, err := pressured.Observe(ctx)
-			Expect(err).NotTo(HaveOccurred())
-			GinkgoWriter.Printf("observations on %s: %+v\n", pressured.Node, obs)
-
-			By("setting the threshold on the pressured worker")
-			DeferCleanup(func(ctx SpecContext) {
-				Expect(pressured.RestoreKubeletConfig(ctx)).To(Succeed())
-			}, NodeTimeout(5*time.Minute))
-			Expect(pressured.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-				c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, h.threshold(obs))
-				GinkgoWriter.Printf("evictionHard %v\n", c.EvictionHard)
-			})).To(Succeed())
+			configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, h.threshold(o))
+			})
 
 			ns := createNamespace(ctx, "taints")
 			started := time.Now()
 			By("starting the critical pod that holds the pressure")
-			_, err = pressured.CreatePod(ctx, ns, h.holder())
+			_, err := pressured.CreatePod(ctx, ns, h.holder())
 			Expect(err).NotTo(HaveOccurred())
 
 			By(fmt.Sprintf("waiting for %s and the %s taint", h.condition, taint))
@@ -227,4 +217,30 @@ func createNamespace(ctx context.Context, base string) string {
 		Expect(pressured.DeleteNamespace(ctx, ns)).To(Succeed())
 	}, NodeTimeout(5*time.Minute))
 	return ns
+}
+
+// configurePressured waits until the pressured worker has no pressure
+// condition, observes it, and sets its kubelet configuration: the spec's
+// transition period, then change with the observations. The original
+// configuration is put back when the spec ends.
+func configurePressured(ctx context.Context, change func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)) {
+	By("waiting until the pressured worker has no pressure condition")
+	Eventually(ctx, func(g Gomega) {
+		n, err := pressured.GetNode(ctx)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(framework.Pressures(n)).To(BeEmpty())
+	}).WithTimeout(clearTimeout).WithPolling(poll).Should(Succeed())
+	obs, err := pressured.Observe(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoWriter.Printf("observations on %s: %+v\n", pressured.Node, obs)
+
+	By("setting the thresholds on the pressured worker relative to the observations")
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(pressured.RestoreKubeletConfig(ctx)).To(Succeed())
+	}, NodeTimeout(5*time.Minute))
+	Expect(pressured.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+		change(c, obs)
+		GinkgoWriter.Printf("evictionHard %v evictionSoft %v\n", c.EvictionHard, c.EvictionSoft)
+	})).To(Succeed())
 }
