@@ -36,7 +36,8 @@ _suite_switch() {
 # suite_run ROOT NAME PACKAGE REPORT REPEAT LABELS [SUITE FLAG...]: runs the
 # Ginkgo suite in PACKAGE REPEAT+1 times (each pass a fresh test process;
 # stops at the first failing pass) with the label filter LABELS (all specs
-# when empty), writing JUnit to REPORT. Returns the suite's status.
+# when empty), writing JUnit to REPORT.xml and Ginkgo's JSON report (which
+# make e2e summarizes) to REPORT.json. Returns the suite's status.
 suite_run() {
 	local root="$1" name="$2" pkg="$3" report="$4" repeat="$5" labels="$6"
 	shift 6
@@ -47,13 +48,13 @@ suite_run() {
 	for ((pass = 0; pass <= repeat; pass++)); do
 		((repeat == 0)) || step "${name}: pass $((pass + 1)) of $((repeat + 1))"
 		(cd "${root}" && go test "${pkg}" -count=1 -v -timeout 100m -args "$@" \
-			-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}" \
+			-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}.xml" -ginkgo.json-report "${report}.json" \
 			${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
 		((rc == 0)) || break
 	done
 	result="passed"
 	((rc == 0)) || result="FAILED"
 	((repeat == 0)) || result+=" (pass $((rc == 0 ? repeat + 1 : pass + 1)) of $((repeat + 1)))"
-	step "${name}: ${result} in $((SECONDS - start)) s (report ${report#"${root}"/}, of the last pass)"
+	step "${name}: ${result} in $((SECONDS - start)) s (reports ${report#"${root}"/}.{xml,json}, of the last pass)"
 	return "${rc}"
 }

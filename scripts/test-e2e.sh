@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test-e2e: the cluster e2e suites (test/e2e) against the two workers
-# of a running kind cluster, writing a JUnit report to _output/reports/.
+# of a running kind cluster, writing JUnit and Ginkgo JSON reports to _output/reports/.
 #
 # Environment:
 #   KUBELET  evictkit (default) or upstream: the kubelet both workers run;
@@ -35,7 +35,7 @@ labels="${LABELS:-}"
 
 suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${pressure_node}" "${spare_node}"
 
-report="${root}/_output/reports/e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}.xml"
+report="${root}/_output/reports/e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
 step "test-e2e: suites on ${pressure_node} (pressure) and ${spare_node} (spare), kubelet ${kubelet}${labels:+, labels ${labels}}; diagnostics of failed specs in _output/logs/e2e/"
 suite_run "${root}" test-e2e ./test/e2e "${report}" "${REPEAT:-0}" "${labels}" \
 	-root "${root}" -cluster "${cluster}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test-node: the node e2e eviction suites (test/node) against one node
-# of a kind cluster, writing a JUnit report to _output/reports/.
+# of a kind cluster, writing JUnit and Ginkgo JSON reports to _output/reports/.
 #
 # Environment:
 #   KUBELET  evictkit (default) or upstream: the kubelet the node under test
@@ -50,7 +50,7 @@ nodes=("${node}")
 [[ -z "${imagefs_node}" || "${imagefs_node}" == "${node}" ]] || nodes+=("${imagefs_node}")
 suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${nodes[@]}"
 
-report="${root}/_output/reports/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}.xml"
+report="${root}/_output/reports/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
 step "test-node: suites on ${node}${imagefs_node:+ and ${imagefs_node}} (kubelet ${kubelet}${labels:+, labels ${labels}}); diagnostics of failed specs in _output/logs/node-e2e/"
 suite_run "${root}" test-node ./test/node "${report}" "${REPEAT:-0}" "${labels}" \
 	-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}"

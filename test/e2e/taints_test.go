@@ -9,9 +9,11 @@ import (
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/fields"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 
+	"github.com/evictkit/evictkit/internal/e2ereport"
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
@@ -216,6 +218,12 @@ func createNamespace(ctx context.Context, base string) string {
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(pressured.DeleteNamespace(ctx, ns)).To(Succeed())
 	}, NodeTimeout(5*time.Minute))
+	// Runs before the namespace goes (cleanups run last in, first out).
+	DeferCleanup(func(ctx SpecContext) {
+		n, err := countEvictions(ctx, ns)
+		Expect(err).NotTo(HaveOccurred())
+		AddReportEntry(e2ereport.EvictionsEntry, n, ReportEntryVisibilityNever)
+	}, NodeTimeout(time.Minute))
 	return ns
 }
 
@@ -243,4 +251,15 @@ func configurePressured(ctx context.Context, change func(c *kubeletconfig.Kubele
 		change(c, obs)
 		GinkgoWriter.Printf("evictionHard %v evictionSoft %v\n", c.EvictionHard, c.EvictionSoft)
 	})).To(Succeed())
+}
+
+// countEvictions counts the kubelet's Evicted events in ns.
+func countEvictions(ctx context.Context, ns string) (int, error) {
+	list, err := pressured.Client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{
+		FieldSelector: fields.OneTermEqualSelector("reason", framework.EvictedReason).String(),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("listing the Evicted events of %s: %w", ns, err)
+	}
+	return len(list.Items), nil
 }

@@ -1,0 +1,73 @@
+// Command evictkit-report prints the summary of make e2e: per suite the
+// specs passed, failed and skipped, the evictions the specs observed and
+// the time, the failed specs, and the time of each phase of the job. It
+// reads the suites' Ginkgo JSON reports and the job's phase log, and also
+// writes the summary to a Markdown file.
+//
+// Usage:
+//
+//	evictkit-report -phases PHASES.tsv -out SUMMARY.md NAME=REPORT.json...
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/evictkit/evictkit/internal/e2ereport"
+)
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "evictkit-report:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("evictkit-report", flag.ContinueOnError)
+	phasesPath := fs.String("phases", "", "the job's phase log (name, seconds, ok|failed per line, tab-separated)")
+	out := fs.String("out", "", "also write the summary to this Markdown file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return fmt.Errorf("no reports given: want NAME=REPORT.json arguments")
+	}
+	var suites []e2ereport.Suite
+	for _, arg := range fs.Args() {
+		name, path, ok := strings.Cut(arg, "=")
+		if !ok || name == "" || path == "" {
+			return fmt.Errorf("argument %q: want NAME=REPORT.json", arg)
+		}
+		s, err := e2ereport.Load(name, path)
+		if err != nil {
+			return err
+		}
+		suites = append(suites, s)
+	}
+	var phases []e2ereport.Phase
+	if *phasesPath != "" {
+		f, err := os.Open(*phasesPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if phases, err = e2ereport.ParsePhases(f); err != nil {
+			return fmt.Errorf("%s: %w", *phasesPath, err)
+		}
+	}
+	var b strings.Builder
+	if err := e2ereport.Render(&b, suites, phases); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.WriteFile(*out, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(stdout, b.String())
+	return err
+}
