@@ -15,10 +15,19 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 	// A system-node-critical hog holds the pressured worker over a memory
 	// threshold, so the pressure lasts; the kubelet evicts the one other
 	// pod it may evict. Then the kubelet restarts while the pressure goes
-	// on. The restarted kubelet must find the pressure again without the
-	// condition ever going False, and must not evict anything again: the
-	// evicted pod keeps its single Evicted event and the holder runs on.
-	It("keeps MemoryPressure and evicts nothing twice", func(ctx SpecContext) {
+	// on. The restarted kubelet must report the pressure again within two
+	// monitoring intervals and keep it, and must not evict anything again:
+	// the evicted pod keeps its single Evicted event and the holder runs
+	// on.
+	//
+	// The condition does not always survive the restart itself: a starting
+	// kubelet posts its first node status before its eviction manager's
+	// first pass (which also fails while the node object is not yet read
+	// back), so that status can say MemoryPressure False, and the
+	// memory-pressure taint goes with it for a moment. The spec logs
+	// whether that happened; it is the default behaviour (seen on our
+	// kubelet; KUBELET=upstream runs the same spec).
+	It("reports MemoryPressure again at once and evicts nothing twice", func(ctx SpecContext) {
 		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 			c.EvictionHard = framework.WithThresholds(c.EvictionHard, memoryHold.threshold(o))
 		})
@@ -54,8 +63,8 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 			restart <- pressured.RestartKubelet(ctx)
 		}()
 		// Watch the condition the whole time the kubelet comes back.
-		watching := true
-		for watching {
+		lost := false
+		for watching := true; watching; {
 			select {
 			case err := <-restart:
 				Expect(err).NotTo(HaveOccurred())
@@ -64,21 +73,32 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 			}
 			n, err := pressured.GetNode(ctx)
 			Expect(err).NotTo(HaveOccurred())
-			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
-			Expect(ok).To(BeTrue(), "MemoryPressure went away during the restart")
-			Expect(s).To(BeTemporally("==", since), "MemoryPressure went away and came back during the restart")
+			if s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure); !ok || !s.Equal(since) {
+				lost = true
+			}
 		}
+		restarted := time.Now()
+		AddReportEntry("MemoryPressure reported False during the restart", lost)
 		after, err := pressured.KubeletProcess(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(after.PID).NotTo(Equal(before.PID), "the kubelet did not restart")
 
-		By("checking over two monitoring intervals that the pressure stays and nothing is evicted again")
+		By("waiting for MemoryPressure, then checking over two monitoring intervals that it stays and nothing is evicted again")
+		var back time.Time
+		Eventually(ctx, func(g Gomega) {
+			n, err := pressured.GetNode(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			g.Expect(ok).To(BeTrue(), "no MemoryPressure since the restart")
+			back = s
+		}).WithTimeout(2 * monitoringInterval).WithPolling(time.Second).Should(Succeed())
+		GinkgoWriter.Printf("MemoryPressure True since %s (restart done %s, first True %s)\n", back, restarted, since)
 		Consistently(ctx, func(g Gomega) {
 			n, err := pressured.GetNode(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
 			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
 			g.Expect(ok).To(BeTrue(), "MemoryPressure went away after the restart")
-			g.Expect(s).To(BeTemporally("==", since), "MemoryPressure went away and came back")
+			g.Expect(s).To(BeTemporally("==", back), "MemoryPressure went away and came back")
 			g.Expect(getPod(ctx, g, ns, "holder")).To(Satisfy(framework.IsRunning), "the critical holder")
 		}).WithTimeout(2 * monitoringInterval).WithPolling(poll).Should(Succeed())
 		expectEvictedEvents(ctx, ns, "victim", 1)
