@@ -116,11 +116,7 @@ var _ = Describe("Controllers and disruption budgets under node pressure", Label
 		}).WithTimeout(scheduleTimeout).WithPolling(poll).Should(Succeed())
 
 		By("waiting for the pressure to clear")
-		Eventually(ctx, func(g Gomega) {
-			n, err := pressured.GetNode(ctx)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(framework.Pressures(n)).To(BeEmpty())
-		}).WithTimeout(clearTimeout).WithPolling(poll).Should(Succeed())
+		Eventually(ctx, pressured.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
 
 		By("checking the evicted pod object is still there, Failed and Evicted")
 		p := getPod(ctx, Default, ns, first.Name)

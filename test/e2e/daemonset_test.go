@@ -111,11 +111,7 @@ var _ = Describe("DaemonSet pods under node pressure", Label("Controllers", "Dae
 
 		By("ending the pressure")
 		Expect(pressured.Client.CoreV1().Pods(ns).Delete(ctx, "holder", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
-		Eventually(ctx, func(g Gomega) {
-			n, err := pressured.GetNode(ctx)
-			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(framework.Pressures(n)).To(BeEmpty())
-		}).WithTimeout(clearTimeout).WithPolling(poll).Should(Succeed())
+		Eventually(ctx, pressured.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
 
 		By("checking a daemon pod runs on the pressured worker and stays, and the spare worker's was never touched")
 		daemonRuns := func(g Gomega) {

@@ -233,11 +233,7 @@ func createNamespace(ctx context.Context, base string) string {
 // configuration is put back when the spec ends.
 func configurePressured(ctx context.Context, change func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)) {
 	By("waiting until the pressured worker has no pressure condition")
-	Eventually(ctx, func(g Gomega) {
-		n, err := pressured.GetNode(ctx)
-		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(framework.Pressures(n)).To(BeEmpty())
-	}).WithTimeout(clearTimeout).WithPolling(poll).Should(Succeed())
+	Eventually(ctx, pressured.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
 	obs, err := pressured.Observe(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("observations on %s: %+v\n", pressured.Node, obs)

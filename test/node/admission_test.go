@@ -37,7 +37,7 @@ func holdPressure(ctx SpecContext, ns string, condition corev1.NodeConditionType
 	})).To(Succeed())
 	_, err = f.CreatePod(ctx, ns, f.Pod("critical-hog", hog, append(opts, framework.PriorityClass("system-node-critical"))...))
 	Expect(err).NotTo(HaveOccurred())
-	Eventually(ctx, nodePressures).WithTimeout(pressureTimeout).WithPolling(poll).Should(ContainElement(condition))
+	Eventually(ctx, f.NodePressures).WithTimeout(pressureTimeout).WithPolling(poll).Should(ContainElement(condition))
 }
 
 // expectRejected waits until the kubelet rejects the pod at admission:

@@ -108,7 +108,7 @@ type evictionTiming struct {
 // removed however the spec ends.
 func runEviction(ctx SpecContext, s evictionSpec) {
 	By("waiting until the node has no pressure condition")
-	Eventually(ctx, nodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
+	Eventually(ctx, f.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
 	if s.prepare != nil {
 		s.prepare(ctx)
 	}
@@ -244,19 +244,11 @@ func createNamespace(ctx context.Context, base string) string {
 	return ns
 }
 
-func nodePressures(ctx context.Context) ([]corev1.NodeConditionType, error) {
-	n, err := f.GetNode(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return framework.Pressures(n), nil
-}
-
 // expectPressureClears waits until the condition is gone, then checks that
 // it stays gone and the node stays Ready.
 func expectPressureClears(ctx context.Context, condition corev1.NodeConditionType) {
 	By(fmt.Sprintf("waiting for %s to clear", condition))
-	Eventually(ctx, nodePressures).WithTimeout(clearTimeout).WithPolling(poll).ShouldNot(ContainElement(condition))
+	Eventually(ctx, f.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).ShouldNot(ContainElement(condition))
 	By(fmt.Sprintf("checking %s stays clear for %s", condition, stayClearFor))
 	Consistently(ctx, func(g Gomega) {
 		n, err := f.GetNode(ctx)

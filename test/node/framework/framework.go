@@ -113,3 +113,13 @@ func (f *Framework) GetNode(ctx context.Context) (*corev1.Node, error) {
 	}
 	return n, nil
 }
+
+// NodePressures lists the pressure conditions that are True on the node
+// under test now.
+func (f *Framework) NodePressures(ctx context.Context) ([]corev1.NodeConditionType, error) {
+	n, err := f.GetNode(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return Pressures(n), nil
+}
