@@ -53,7 +53,7 @@ note "kubelet: ${#ours_only[@]} evictkit-only functions present, ${#upstream_onl
 step "check-kubelet: tests in the patched tree"
 [[ -d "${patched}" ]] || die "${patched} does not exist" "run: make kubelet"
 cd "${patched}"
-GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/eviction/... ./pkg/kubelet/nodeshutdown/... ./pkg/kubelet/preemption/...
+GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/eviction/... ./pkg/kubelet/nodeshutdown/... ./pkg/kubelet/preemption/... ./pkg/features/
 # pkg/kubelet's tests that exercise the eviction manager through the kubelet.
 GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/ -run "${KUBELET_TEST_RUN:-Evict|Admit|Pressure|TestHandlePod|TestRecordAdmissionRejection|TestSyncPodsSetStatusToFailed}"
 step "check-kubelet: OK"

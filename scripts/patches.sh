@@ -119,6 +119,21 @@ apply_series() {
 	rm -f "${dir}.am.log"
 }
 
+# each_patch_builds DIR: the tree after each patch of the series applied
+# in DIR passes go vet on the eviction package and pkg/features (a patch
+# that only builds with a later one cannot be reviewed or bisected). Built
+# as the kubelet is (static, -trimpath), so the kubelet build's cache serves.
+each_patch_builds() {
+	local dir="$1" commit subject
+	while IFS= read -r commit; do
+		subject="$(git -C "${dir}" log -1 --format=%s "${commit}")"
+		git -C "${dir}" checkout -q --detach "${commit}"
+		(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go vet -trimpath ./pkg/kubelet/eviction/... ./pkg/features/) ||
+			die "the tree does not build after patch: ${subject}" "fix the code of that patch's feature, then: make patches"
+		note "builds after: ${subject}"
+	done < <(git -C "${dir}" rev-list --reverse "${base}..HEAD")
+}
+
 verify() {
 	local work
 	new_scratch applied
@@ -133,7 +148,8 @@ verify() {
 	fi
 	step "verify-patches: applying the series to ${K8S_VERSION} with git am"
 	apply_series "${work}/applied"
-	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, apply cleanly)"
+	each_patch_builds "${work}/applied"
+	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, apply cleanly, each builds)"
 }
 
 case "${1:-}" in

@@ -42,6 +42,10 @@ type featureGates struct {
 	podLevelResources bool
 	// memoryBackedVolumes: InPlacePodVerticalScalingMemoryBackedVolumes.
 	memoryBackedVolumes bool
+	//evictkit:begin EvictionReclaimSized
+	// reclaimSized: EvictionReclaimSized (reclaim_sized.go).
+	reclaimSized bool
+	//evictkit:end EvictionReclaimSized
 }
 
 // decision is the outcome of one pass.
@@ -73,6 +77,11 @@ type reclaimTarget struct {
 	class rankClass
 	// victims are the pods to evict if node-level reclaim is not enough.
 	victims []victim
+	//evictkit:begin EvictionReclaimSized
+	// sizing says, with EvictionReclaimSized, how the victims were sized
+	// to the shortfall; nil with the gate off.
+	sizing *sizing
+	//evictkit:end EvictionReclaimSized
 }
 
 // victim is a pod chosen for eviction and everything needed to evict it.
@@ -87,6 +96,10 @@ type victim struct {
 	annotations map[string]string
 	// reason says why the pod ranked where it did.
 	reason string
+	//evictkit:begin EvictionReclaimSized
+	// usage is what the pod uses of the starved resource.
+	usage int64
+	//evictkit:end EvictionReclaimSized
 }
 
 // decide runs one pass of the decision core. It is a pure function of its
@@ -123,14 +136,26 @@ func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
 		target.actionable = append(target.actionable, in.thresholds[i])
 	}
 	target.ranked = rankPods(in.pods, in.stats, t.Signal, in.layout)
+	// Critical pods are ranked but never evicted.
+	var evictable []int
 	for i := range target.ranked {
-		c := &target.ranked[i]
-		if c.critical {
-			continue
+		if !target.ranked[i].critical {
+			evictable = append(evictable, i)
 		}
-		target.victims = append(target.victims, makeVictim(in, target, i))
-		break
 	}
+	if len(evictable) == 0 {
+		return target
+	}
+	//evictkit:begin EvictionReclaimSized
+	if in.gates.reclaimSized {
+		// An actionable threshold always has an observation.
+		ob, _ := in.obs.get(t.Signal)
+		sizeTarget(in, target, evictable, ob)
+		return target
+	}
+	//evictkit:end EvictionReclaimSized
+	// One pod per pass, as upstream.
+	target.victims = []victim{makeVictim(in, target, evictable[0])}
 	return target
 }
 
@@ -149,6 +174,9 @@ func makeVictim(in *decideInput, target *reclaimTarget, i int) victim {
 		message:            msg,
 		annotations:        ann,
 		reason:             c.reason(target.class),
+		//evictkit:begin EvictionReclaimSized
+		usage: c.usage,
+		//evictkit:end EvictionReclaimSized
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
+	"k8s.io/kubernetes/pkg/kubelet/metrics"
 	kubelettypes "k8s.io/kubernetes/pkg/kubelet/types"
 )
 
@@ -30,6 +31,33 @@ func (m *managerImpl) evictPod(logger klog.Logger, pod *v1.Pod, gracePeriodSecon
 	} else {
 		logger.Info("Eviction manager: pod is evicted successfully", "pod", klog.KObj(pod))
 	}
+	return true
+}
+
+// evictVictims evicts the target's victims and returns those it attempted,
+// in rank order.
+func (m *managerImpl) evictVictims(logger klog.Logger, target *reclaimTarget) []*v1.Pod {
+	//evictkit:begin EvictionReclaimSized
+	if len(target.victims) > 1 {
+		return m.evictConcurrently(logger, target)
+	}
+	//evictkit:end EvictionReclaimSized
+	var evicted []*v1.Pod
+	for i := range target.victims {
+		if m.evictVictim(logger, target, &target.victims[i]) {
+			evicted = append(evicted, target.victims[i].pod)
+		}
+	}
+	return evicted
+}
+
+// evictVictim evicts one victim of a threshold and counts it in
+// kubelet_evictions; it reports whether the eviction was attempted.
+func (m *managerImpl) evictVictim(logger klog.Logger, target *reclaimTarget, v *victim) bool {
+	if !m.evictPod(logger, v.pod, v.gracePeriodSeconds, v.message, v.annotations, true) {
+		return false
+	}
+	metrics.Evictions.WithLabelValues(string(target.threshold.Signal)).Inc()
 	return true
 }
 

@@ -26,6 +26,10 @@ type managerImpl struct {
 	// limits (emptyDir sizeLimit, ephemeral-storage) are enforced.
 	config                        Config
 	localStorageCapacityIsolation bool
+	//evictkit:begin EvictionReclaimSized
+	// reclaimSized is the EvictionReclaimSized feature gate.
+	reclaimSized bool
+	//evictkit:end EvictionReclaimSized
 
 	// Where inputs come from.
 	summaryProvider stats.SummaryProvider
@@ -68,6 +72,9 @@ var _ lifecycle.PodAdmitHandler = &managerImpl{}
 func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFunc KillPodFunc, imageGC ImageGC, containerGC ContainerGC, recorder record.EventRecorder, nodeRef *v1.ObjectReference, clock clock.WithTicker, localStorageCapacityIsolation bool) (Manager, lifecycle.PodAdmitHandler) {
 	m := &managerImpl{config: config, state: newDecisionState(len(config.Thresholds))}
 	m.localStorageCapacityIsolation = localStorageCapacityIsolation
+	//evictkit:begin EvictionReclaimSized
+	m.reclaimSized = gateEnabled(evictionReclaimSized)
+	//evictkit:end EvictionReclaimSized
 	// Inputs.
 	m.summaryProvider, m.clock = summaryProvider, clock
 	// Actions on the node and the API.

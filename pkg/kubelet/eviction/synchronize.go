@@ -59,6 +59,9 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		gates: featureGates{
 			podLevelResources:   utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 			memoryBackedVolumes: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScalingMemoryBackedVolumes),
+			//evictkit:begin EvictionReclaimSized
+			reclaimSized: m.reclaimSized,
+			//evictkit:end EvictionReclaimSized
 		},
 	})
 	m.state = d.next
@@ -159,13 +162,10 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 			metrics.EvictionStatsAge.WithLabelValues(string(t.Signal)).Observe(metrics.SinceInSeconds(ob.time))
 		}
 	}
-	var evicted []*v1.Pod
-	for _, v := range target.victims {
-		if m.evictPod(logger, v.pod, v.gracePeriodSeconds, v.message, v.annotations, true) {
-			metrics.Evictions.WithLabelValues(string(target.threshold.Signal)).Inc()
-			evicted = append(evicted, v.pod)
-		}
-	}
+	//evictkit:begin EvictionReclaimSized
+	logSizing(logger, target)
+	//evictkit:end EvictionReclaimSized
+	evicted := m.evictVictims(logger, target)
 	if len(evicted) == 0 {
 		logger.Info("Eviction manager: unable to evict any pods from the node")
 		return nil
@@ -200,5 +200,11 @@ func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarge
 	}
 	obs := observeSummary(summary)
 	logObservations(logger, "observations after resource reclaim", obs)
+	//evictkit:begin EvictionReclaimSized
+	// What node-level reclaim freed need not be freed by evicting pods.
+	if ob, ok := obs.get(target.threshold.Signal); ok {
+		target.resize(ob)
+	}
+	//evictkit:end EvictionReclaimSized
 	return reclaimSatisfied(m.config.Thresholds, obs)
 }

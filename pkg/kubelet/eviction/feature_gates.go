@@ -1,0 +1,30 @@
+//evictkit:file EvictionReclaimSized
+
+package eviction
+
+import (
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+)
+
+// The eviction manager's own alpha feature gates, each off by default.
+// With every one of them off the manager behaves as upstream's. In the
+// kubelet they are declared and registered with the other Kubernetes
+// gates in pkg/features by the patch that adds the behaviour; this package
+// names them so that it also builds against a pkg/features without them,
+// where they are off.
+const (
+	// evictionReclaimSized: evict, in one pass, as many pods in rank order
+	// as the shortfall takes (reclaim_sized.go), instead of one per pass.
+	evictionReclaimSized featuregate.Feature = "EvictionReclaimSized"
+)
+
+// gateEnabled reports whether a feature gate is on; a gate that is not
+// registered is off. Gates are fixed once the kubelet has parsed its
+// flags, so the manager reads them when it is created.
+func gateEnabled(gate featuregate.Feature) bool {
+	if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[gate]; !known {
+		return false
+	}
+	return utilfeature.DefaultFeatureGate.Enabled(gate)
+}

@@ -1,0 +1,122 @@
+//evictkit:file EvictionReclaimSized
+
+package eviction
+
+import (
+	"sync"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// Reclaim-sized eviction (feature gate EvictionReclaimSized, alpha).
+//
+// Upstream evicts at most one pod per pass for a threshold and then waits
+// for it to be cleaned up, so pressure that takes k pods to relieve lasts
+// at least k passes. With the gate on, a pass evicts, in rank order, as
+// many pods as it takes for the threshold's signal to recover past the
+// threshold plus its minimum reclaim, counting what each pod currently
+// uses of the starved resource as what its eviction frees:
+//
+//   - the victims are a prefix of the ranking with critical pods left
+//     out: no pod is evicted while one ranked ahead of it is spared;
+//   - the prefix ends at the first pod that brings the expected relief to
+//     the shortfall: never a pod more than the figures call for;
+//   - when every evictable pod together cannot cover the shortfall (the
+//     pressure is not the pods' doing, or their stats are missing), the
+//     pass evicts only the first, as upstream does, and the next pass
+//     looks again;
+//   - pods without stats count as freeing nothing; they rank first, as
+//     upstream ranks them, and are evicted with the pods after them.
+
+// sizing records how a reclaim-sized selection was made, for logs.
+type sizing struct {
+	// shortfall is how much of the resource must be freed for the signal
+	// to recover past threshold plus minimum reclaim.
+	shortfall int64
+	// expected is what the chosen victims use, and so should free.
+	expected int64
+	// covered is false when the evictable pods together could not cover
+	// the shortfall and the selection fell back to one victim.
+	covered bool
+}
+
+// shortfall returns how much of a signal must be freed for it to recover
+// past the threshold plus its minimum reclaim; zero or less when it has.
+func shortfall(t evictionapi.Threshold, ob signalObservation) int64 {
+	return satSub(thresholdLevel(t, ob.capacity, true).Value(), ob.available)
+}
+
+// sizeVictims returns the length of the shortest prefix of usage (what
+// each evictable pod, in rank order, uses and would free) that covers the
+// shortfall of ob against t, and how it decided. When no prefix covers it,
+// the length is fallback (bounded by len(usage)).
+func sizeVictims(t evictionapi.Threshold, ob signalObservation, usage []int64, fallback int) (int, sizing) {
+	s := sizing{shortfall: shortfall(t, ob)}
+	for i, u := range usage {
+		s.expected = satAdd(s.expected, u)
+		if s.expected >= s.shortfall {
+			s.covered = true
+			return i + 1, s
+		}
+	}
+	n := min(fallback, len(usage))
+	s.expected = 0
+	for _, u := range usage[:n] {
+		s.expected = satAdd(s.expected, u)
+	}
+	return n, s
+}
+
+// sizeTarget chooses the target's victims among the evictable ranked pods
+// (indices into target.ranked, in rank order) for the observation ob.
+func sizeTarget(in *decideInput, target *reclaimTarget, evictable []int, ob signalObservation) {
+	usage := make([]int64, len(evictable))
+	for k, i := range evictable {
+		usage[k] = target.ranked[i].usage
+	}
+	n, s := sizeVictims(target.threshold, ob, usage, 1)
+	target.victims = make([]victim, 0, n)
+	for _, i := range evictable[:n] {
+		target.victims = append(target.victims, makeVictim(in, target, i))
+	}
+	target.sizing = &s
+}
+
+// resize shrinks a reclaim-sized selection to what a newer observation
+// (after node-level reclaim freed some of the resource) still calls for.
+// It never adds victims: if the shortfall grew, the selection stays and
+// the next pass looks again.
+func (target *reclaimTarget) resize(ob signalObservation) {
+	if target.sizing == nil || !target.sizing.covered {
+		return
+	}
+	usage := make([]int64, len(target.victims))
+	for k := range target.victims {
+		usage[k] = target.victims[k].usage
+	}
+	n, s := sizeVictims(target.threshold, ob, usage, len(usage))
+	target.victims, target.sizing = target.victims[:n], &s
+}
+
+// evictConcurrently evicts several victims at once, so that the pass takes
+// as long as the slowest kill rather than the sum of them (each kill waits
+// for the pod's containers to stop). It returns the victims it attempted,
+// in rank order.
+func (m *managerImpl) evictConcurrently(logger klog.Logger, target *reclaimTarget) []*v1.Pod {
+	attempted := make([]bool, len(target.victims))
+	var wg sync.WaitGroup
+	for i := range target.victims {
+		wg.Go(func() { attempted[i] = m.evictVictim(logger, target, &target.victims[i]) })
+	}
+	wg.Wait()
+	var evicted []*v1.Pod
+	for i := range target.victims {
+		if attempted[i] {
+			evicted = append(evicted, target.victims[i].pod)
+		}
+	}
+	return evicted
+}

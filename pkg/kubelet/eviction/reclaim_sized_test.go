@@ -1,0 +1,275 @@
+//evictkit:file EvictionReclaimSized
+
+package eviction
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+func TestSizeVictims(t *testing.T) {
+	thr := hard(sigMem, "1Gi")
+	withMin := minReclaim(thr, "512Mi")
+	at := func(available int64) signalObservation {
+		return signalObservation{available: available, capacity: 8 << 30}
+	}
+	cases := []struct {
+		name     string
+		t        evictionapi.Threshold
+		ob       signalObservation
+		usage    []int64
+		fallback int
+		want     int
+		wantS    sizing
+	}{
+		{name: "first pod covers the shortfall", t: thr, ob: at(900 * mi), usage: []int64{200 * mi, 300 * mi}, fallback: 1,
+			want: 1, wantS: sizing{shortfall: 124 * mi, expected: 200 * mi, covered: true}},
+		{name: "shortfall needs a prefix of three", t: thr, ob: at(424 * mi), usage: []int64{200 * mi, 200 * mi, 200 * mi, 200 * mi}, fallback: 1,
+			want: 3, wantS: sizing{shortfall: 600 * mi, expected: 600 * mi, covered: true}},
+		{name: "exact cover stops at the pod that reaches it", t: thr, ob: at(624 * mi), usage: []int64{200 * mi, 200 * mi, 200 * mi}, fallback: 1,
+			want: 2, wantS: sizing{shortfall: 400 * mi, expected: 400 * mi, covered: true}},
+		// 924Mi available, level 1Gi + 512Mi: shortfall 612Mi; 600Mi is short of it.
+		{name: "minimum reclaim is part of the shortfall", t: withMin, ob: at(924 * mi), usage: []int64{300 * mi, 300 * mi, 300 * mi}, fallback: 1,
+			want: 3, wantS: sizing{shortfall: 612 * mi, expected: 900 * mi, covered: true}},
+		{name: "pods that free nothing still go when ranked ahead", t: thr, ob: at(824 * mi), usage: []int64{0, 0, 250 * mi}, fallback: 1,
+			want: 3, wantS: sizing{shortfall: 200 * mi, expected: 250 * mi, covered: true}},
+		{name: "not covered: fallback of one", t: thr, ob: at(0), usage: []int64{100 * mi, 100 * mi}, fallback: 1,
+			want: 1, wantS: sizing{shortfall: 1024 * mi, expected: 100 * mi}},
+		{name: "not covered: fallback of all", t: thr, ob: at(0), usage: []int64{100 * mi, 100 * mi}, fallback: 2,
+			want: 2, wantS: sizing{shortfall: 1024 * mi, expected: 200 * mi}},
+		{name: "no shortfall left: the first pod", t: thr, ob: at(2 << 30), usage: []int64{100 * mi, 100 * mi}, fallback: 2,
+			want: 1, wantS: sizing{shortfall: -1024 * mi, expected: 100 * mi, covered: true}},
+		{name: "empty pool", t: thr, ob: at(0), fallback: 1,
+			want: 0, wantS: sizing{shortfall: 1024 * mi}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n, s := sizeVictims(tc.t, tc.ob, tc.usage, tc.fallback)
+			if n != tc.want || s != tc.wantS {
+				t.Errorf("sizeVictims = %d %+v, want %d %+v", n, s, tc.want, tc.wantS)
+			}
+		})
+	}
+}
+
+// sizedInput is memoryInput with EvictionReclaimSized on.
+func sizedInput(available int64, pods []*v1.Pod, stats ...statsapi.PodStats) *decideInput {
+	in := memoryInput(available, pods, stats...)
+	in.gates.reclaimSized = true
+	return in
+}
+
+func TestDecideReclaimSized(t *testing.T) {
+	// Three BestEffort hogs of 300Mi rank by usage, then by name.
+	hogs := func() ([]*v1.Pod, []statsapi.PodStats) {
+		pods := []*v1.Pod{pod("hog-a"), pod("hog-b"), pod("hog-c")}
+		stats := []statsapi.PodStats{
+			podStats("hog-a", withWorkingSet("300Mi")),
+			podStats("hog-b", withWorkingSet("300Mi")),
+			podStats("hog-c", withWorkingSet("300Mi")),
+		}
+		return pods, stats
+	}
+	cases := []struct {
+		name      string
+		in        func() *decideInput
+		want      []string
+		wantSized *sizing
+	}{
+		{
+			name: "gate off: one victim however large the shortfall",
+			in: func() *decideInput {
+				pods, stats := hogs()
+				return memoryInput(100*mi, pods, stats...)
+			},
+			want: []string{"hog-a"},
+		},
+		{
+			name: "gate on: as many as the shortfall takes",
+			in: func() *decideInput {
+				pods, stats := hogs()
+				return sizedInput(424*mi, pods, stats...) // shortfall 600Mi
+			},
+			want:      []string{"hog-a", "hog-b"},
+			wantSized: &sizing{shortfall: 600 * mi, expected: 600 * mi, covered: true},
+		},
+		{
+			name: "gate on: one pod is enough",
+			in: func() *decideInput {
+				pods, stats := hogs()
+				return sizedInput(900*mi, pods, stats...) // shortfall 124Mi
+			},
+			want:      []string{"hog-a"},
+			wantSized: &sizing{shortfall: 124 * mi, expected: 300 * mi, covered: true},
+		},
+		{
+			name: "gate on: minimum reclaim counted",
+			in: func() *decideInput {
+				pods, stats := hogs()
+				in := sizedInput(900*mi, pods, stats...)
+				in.thresholds[0] = minReclaim(in.thresholds[0], "300Mi") // shortfall 424Mi
+				return in
+			},
+			want:      []string{"hog-a", "hog-b"},
+			wantSized: &sizing{shortfall: 424 * mi, expected: 600 * mi, covered: true},
+		},
+		{
+			name: "gate on: critical pods are skipped, not counted",
+			in: func() *decideInput {
+				// The static pod ranks between the two others.
+				pods := []*v1.Pod{pod("big"), pod("node-agent", staticPod()), pod("small")}
+				return sizedInput(224*mi, pods, // shortfall 800Mi
+					podStats("big", withWorkingSet("600Mi")),
+					podStats("node-agent", withWorkingSet("500Mi")),
+					podStats("small", withWorkingSet("250Mi")))
+			},
+			want:      []string{"big", "small"},
+			wantSized: &sizing{shortfall: 800 * mi, expected: 850 * mi, covered: true},
+		},
+		{
+			name: "gate on: the pods cannot cover it, one victim as upstream",
+			in: func() *decideInput {
+				pods, stats := hogs()
+				return sizedInput(0, pods, stats...) // shortfall 1Gi > 900Mi
+			},
+			want:      []string{"hog-a"},
+			wantSized: &sizing{shortfall: 1024 * mi, expected: 300 * mi},
+		},
+		{
+			name: "gate on: a pod without stats ranks first and frees nothing",
+			in: func() *decideInput {
+				pods, stats := hogs()
+				pods = append(pods, pod("unknown"))
+				return sizedInput(624*mi, pods, stats...) // shortfall 400Mi
+			},
+			want:      []string{"unknown", "hog-a", "hog-b"},
+			wantSized: &sizing{shortfall: 400 * mi, expected: 600 * mi, covered: true},
+		},
+		{
+			name: "gate on: only critical pods, no victim",
+			in: func() *decideInput {
+				return sizedInput(0, []*v1.Pod{pod("static", staticPod())}, podStats("static", withWorkingSet("2Gi")))
+			},
+			want: nil,
+		},
+		{
+			name: "gate on: ranking order is kept (priority before usage)",
+			in: func() *decideInput {
+				pods := []*v1.Pod{pod("low", withPriority(-10)), pod("high-big", withPriority(100)), pod("mid", withPriority(0))}
+				return sizedInput(524*mi, pods, // shortfall 500Mi
+					podStats("low", withWorkingSet("100Mi")),
+					podStats("high-big", withWorkingSet("2Gi")),
+					podStats("mid", withWorkingSet("100Mi")))
+			},
+			want:      []string{"low", "mid", "high-big"},
+			wantSized: &sizing{shortfall: 500 * mi, expected: 2248 * mi, covered: true},
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := decide(tc.in())
+			if d.target == nil {
+				t.Fatal("want a reclaim target")
+			}
+			if got := victimNames(d.target.victims); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("victims %v, want %v", got, tc.want)
+			}
+			if !reflect.DeepEqual(d.target.sizing, tc.wantSized) {
+				t.Errorf("sizing %+v, want %+v", d.target.sizing, tc.wantSized)
+			}
+			last := -1
+			for _, v := range d.target.victims {
+				if v.gracePeriodSeconds != 1 || v.message == "" || v.rank <= last || d.target.ranked[v.rank].pod != v.pod {
+					t.Errorf("victim %s: grace %d rank %d (previous %d) message %q, want grace 1, increasing ranks and a message",
+						v.pod.Name, v.gracePeriodSeconds, v.rank, last, v.message)
+				}
+				last = v.rank
+			}
+		})
+	}
+}
+
+func TestDecideReclaimSizedOtherSignals(t *testing.T) {
+	t.Run("PID: processes freed", func(t *testing.T) {
+		thresholds := []evictionapi.Threshold{hard(sigPID, "1000")}
+		prev := newDecisionState(1)
+		in := &decideInput{
+			thresholds: thresholds, prev: &prev, now: t0, transition: time.Minute, layout: singleFs,
+			obs:  observations(ob{signal: sigPID, available: 400, capacity: 32768, at: t0}), // shortfall 600
+			pods: []*v1.Pod{pod("fork-a"), pod("fork-b"), pod("fork-c")},
+			stats: statsIndex(
+				podStats("fork-a", withProcesses(500)),
+				podStats("fork-b", withProcesses(300)),
+				podStats("fork-c", withProcesses(200))),
+			gates: featureGates{reclaimSized: true},
+		}
+		d := decide(in)
+		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"fork-a", "fork-b"}) {
+			t.Errorf("victims %v, want [fork-a fork-b]", got)
+		}
+	})
+	t.Run("nodefs: bytes freed, soft grace per pod", func(t *testing.T) {
+		thresholds := []evictionapi.Threshold{soft(sigNodeFs, "1Gi", time.Minute)}
+		prev := newDecisionState(1)
+		prev.firstMet[0] = t0.Add(-2 * time.Minute)
+		in := &decideInput{
+			thresholds: thresholds, prev: &prev, now: t0, transition: time.Minute, layout: singleFs,
+			obs:                      observations(ob{signal: sigNodeFs, available: 512 * mi, capacity: 10 << 30, at: t0}), // shortfall 512Mi
+			maxPodGracePeriodSeconds: 30,
+			pods:                     []*v1.Pod{pod("writer-a", withGrace(5)), pod("writer-b", withGrace(60)), pod("idle")},
+			stats: statsIndex(
+				podStats("writer-a", withContainerStats(cStats("c", cRootfs(300<<20, 10)))),
+				podStats("writer-b", withContainerStats(cStats("c", cRootfs(250<<20, 10)))),
+				podStats("idle", withContainerStats(cStats("c", cRootfs(1<<20, 10))))),
+			gates: featureGates{reclaimSized: true},
+		}
+		d := decide(in)
+		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"writer-a", "writer-b"}) {
+			t.Fatalf("victims %v, want [writer-a writer-b]", got)
+		}
+		if a, b := d.target.victims[0].gracePeriodSeconds, d.target.victims[1].gracePeriodSeconds; a != 5 || b != 30 {
+			t.Errorf("grace periods %d, %d; want 5 (the pod's own) and 30 (the cap)", a, b)
+		}
+	})
+}
+
+func TestReclaimTargetResize(t *testing.T) {
+	pods := []*v1.Pod{pod("a"), pod("b"), pod("c")}
+	stats := []statsapi.PodStats{
+		podStats("a", withWorkingSet("300Mi")),
+		podStats("b", withWorkingSet("300Mi")),
+		podStats("c", withWorkingSet("300Mi")),
+	}
+	cases := []struct {
+		name      string
+		available int64
+		after     int64
+		want      []string
+	}{
+		{name: "reclaim freed some: fewer victims", available: 124 * mi, after: 824 * mi, want: []string{"a"}},
+		{name: "pressure grew: the selection stays", available: 424 * mi, after: 100 * mi, want: []string{"a", "b"}},
+		{name: "nothing changed", available: 424 * mi, after: 424 * mi, want: []string{"a", "b"}},
+		{name: "not covered before: stays one", available: 0, after: 900 * mi, want: []string{"a"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := decide(sizedInput(tc.available, pods, stats...))
+			d.target.resize(signalObservation{available: tc.after, capacity: 8 << 30})
+			if got := victimNames(d.target.victims); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("victims after resize %v, want %v", got, tc.want)
+			}
+		})
+	}
+	t.Run("gate off: no change", func(t *testing.T) {
+		d := decide(memoryInput(0, pods, stats...))
+		d.target.resize(signalObservation{available: 2 << 30, capacity: 8 << 30})
+		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"a"}) {
+			t.Errorf("victims %v, want [a]", got)
+		}
+	})
+}

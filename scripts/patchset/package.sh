@@ -1,0 +1,198 @@
+# Sourced by the patch definitions: copies evictkit's eviction package into
+# the kubernetes tree with the features a patch has reached.
+#
+# copy_package [FEATURE...] replaces pkg/kubelet/eviction (all but the
+# api/ sub-package) with evictkit's package as of the named features.
+# Code that belongs to a feature carries markers, removed on the way:
+#
+#   //evictkit:file FEATURE     first line: the whole file is FEATURE's
+#   //evictkit:begin FEATURE    these lines are FEATURE's ...
+#   //evictkit:end FEATURE      ... up to here (blocks do not nest)
+#
+# A feature not named is left out: its files are not copied and its
+# blocks are cut. So patch 0001 is the package at upstream parity and
+# each later patch adds one feature's code to it.
+: "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
+source "${EVICTKIT}/scripts/versions.sh"
+# The minor version feature gates are introduced at: this fork's base.
+K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
+
+# strip_features FILE: prints FILE as of the enabled features (FEATURES,
+# space-separated), or nothing when the whole file belongs to another.
+strip_features() {
+	FEATURES="${enabled_features}" awk '
+		BEGIN {
+			n = split(ENVIRON["FEATURES"], f, " ")
+			for (i = 1; i <= n; i++) on[f[i]] = 1
+		}
+		function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 1 }
+		FNR == 1 && $1 == "//evictkit:file" {
+			if (!($2 in on)) { skipfile = 1; exit 0 }
+			dropblank = 1
+			next
+		}
+		dropblank { dropblank = 0; if ($0 == "") next }
+		$1 == "//evictkit:file" { fail("//evictkit:file must be the first line") }
+		$1 == "//evictkit:begin" {
+			if (block != "") fail("//evictkit:begin " $2 " inside the block of " block)
+			if ($2 == "") fail("//evictkit:begin without a feature")
+			block = $2; cut = !($2 in on)
+			next
+		}
+		$1 == "//evictkit:end" {
+			if (block == "" || $2 != block) fail("//evictkit:end " $2 " does not close " (block == "" ? "a block" : block))
+			block = ""; cut = 0
+			next
+		}
+		!cut { print }
+		END {
+			if (bad) exit 1
+			if (block != "") { printf "%s: block of %s not closed\n", FILENAME, block > "/dev/stderr"; exit 1 }
+		}
+	' "$1"
+}
+
+copy_package() {
+	local enabled_features="$*"
+	local dest=pkg/kubelet/eviction
+	local src="${EVICTKIT}/pkg/kubelet/eviction"
+
+	# Remove every upstream file of the package itself; api/ stays upstream's.
+	find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec git rm -r -q --cached --ignore-unmatch {} +
+	find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec rm -rf {} +
+
+	# Copy ours: Go files (as of the enabled features) and test data,
+	# nothing generated or ignored.
+	local f out
+	while IFS= read -r f; do
+		[[ -f "${src}/${f}" ]] || continue
+		case "${f}" in api/*) continue ;; esac
+		mkdir -p "${dest}/$(dirname "${f}")"
+		if [[ "${f}" == *.go ]]; then
+			out="$(strip_features "${src}/${f}")" || return 1
+			[[ -n "${out}" ]] || continue
+			printf '%s\n' "${out}" >"${dest}/${f}"
+		else
+			cp "${src}/${f}" "${dest}/${f}"
+		fi
+	done < <(git -C "${EVICTKIT}" ls-files --cached --others --exclude-standard -- pkg/kubelet/eviction |
+		sed 's#^pkg/kubelet/eviction/##')
+
+	# Our module path becomes upstream's, should the package ever import a
+	# sub-package of its own.
+	{ grep -rl 'github.com/evictkit/evictkit/' "${dest}" --include='*.go' || true; } |
+		xargs -r sed -i 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g'
+
+	add_boilerplate "${dest}"
+	# Cutting a block can leave a struct's fields out of alignment.
+	gofmt -w "${dest}"
+	git add -A -f "${dest}"
+}
+
+# add_boilerplate DIR: every Go file in DIR carries the license boilerplate
+# upstream's verify scripts expect, after the build constraint if there is
+# one (where gofmt wants it).
+add_boilerplate() {
+	local dir="$1" f
+	for f in $(find "${dir}" -maxdepth 1 -name '*.go' | sort); do
+		if head -n 5 "${f}" | grep -q 'Copyright'; then
+			continue
+		fi
+		if head -n 1 "${f}" | grep -q '^//go:build '; then
+			{ head -n 1 "${f}"; echo; boilerplate; tail -n +2 "${f}" | sed '1{/^$/d}'; } >"${f}.new"
+		else
+			{ boilerplate; cat "${f}"; } >"${f}.new"
+		fi
+		mv "${f}.new" "${f}"
+	done
+}
+
+boilerplate() {
+	local year=2026
+	printf '/*\nCopyright %s The Kubernetes Authors.\n\n' "${year}"
+	printf 'Licensed under the Apache License, Version 2.0 (the "License");\n'
+	printf 'you may not use this file except in compliance with the License.\n'
+	printf 'You may obtain a copy of the License at\n\n'
+	printf '    http://www.apache.org/licenses/LICENSE-2.0\n\n'
+	printf 'Unless required by applicable law or agreed to in writing, software\n'
+	printf 'distributed under the License is distributed on an "AS IS" BASIS,\n'
+	printf 'WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.\n'
+	printf 'See the License for the specific language governing permissions and\n'
+	printf 'limitations under the License.\n*/\n\n'
+}
+
+# add_feature_gate NAME STAGE DEFAULT COMMENT: declares a kubelet feature
+# gate in pkg/features/kube_features.go the way upstream does: its
+# constant (with COMMENT, one line per line, above it), its versioned
+# spec (at Kubernetes ${K8S_MINOR}, STAGE Alpha|Beta, DEFAULT true|false)
+# and an empty dependency list, each in alphabetical place, then updates
+# the generated feature lists under test/compatibility_lifecycle with
+# upstream's own tools (hack/update-featuregates.sh's two commands).
+add_feature_gate() {
+	local name="$1" stage="$2" default="$3" comment="$4"
+	local file=pkg/features/kube_features.go
+	[[ -f "${file}" ]] || { echo "add_feature_gate: ${file} not found" >&2; return 1; }
+	LC_ALL=C NAME="${name}" STAGE="${stage}" DEFAULT="${default}" COMMENT="${comment}" MINOR="${K8S_MINOR}" awk '
+		BEGIN {
+			name = ENVIRON["NAME"]
+			nc = split(ENVIRON["COMMENT"], c, "\n")
+		}
+		{ line[NR] = $0 }
+		END {
+			# Section 1: the constants; section 2: the versioned specs;
+			# section 3: the dependencies.
+			for (i = 1; i <= NR; i++) {
+				if (line[i] ~ /^var defaultVersionedKubernetesFeatureGates /) sec = 2
+				else if (line[i] ~ /^var defaultKubernetesFeatureGateDependencies /) sec = 3
+				if (at[1] == "" && sec == 0 && match(line[i], /^\t[A-Z][A-Za-z0-9]* featuregate\.Feature = "/)) {
+					n = substr(line[i], 2, index(line[i], " ") - 2)
+					if (n == name) { print "add_feature_gate: " name " is already declared" > "/dev/stderr"; exit 1 }
+					if (n > name) {
+						j = i
+						while (line[j - 1] ~ /^\t\/\//) j--
+						at[1] = j
+					}
+				}
+				if (at[sec] == "" && sec >= 2 && match(line[i], /^\t[A-Z][A-Za-z0-9]*: \{/)) {
+					n = substr(line[i], 2, index(line[i], ":") - 2)
+					if (n > name) at[sec] = i
+				}
+			}
+			for (s = 1; s <= 3; s++) if (at[s] == "") { print "add_feature_gate: no place found in section " s > "/dev/stderr"; exit 1 }
+			for (i = 1; i <= NR; i++) {
+				if (i == at[1]) {
+					for (k = 1; k <= nc; k++) print (c[k] == "" ? "\t//" : "\t// " c[k])
+					printf "\t%s featuregate.Feature = \"%s\"\n\n", name, name
+				}
+				if (i == at[2]) {
+					printf "\t%s: {\n", name
+					printf "\t\t{Version: version.MustParse(\"%s\"), Default: %s, PreRelease: featuregate.%s},\n", ENVIRON["MINOR"], ENVIRON["DEFAULT"], ENVIRON["STAGE"]
+					printf "\t},\n\n"
+				}
+				if (i == at[3]) printf "\t%s: {},\n\n", name
+				print line[i]
+			}
+		}
+	' "${file}" >"${file}.new" && mv "${file}.new" "${file}"
+	if [[ -n "$(gofmt -l "${file}")" ]]; then
+		echo "add_feature_gate: ${file} is not gofmt-clean after the edit" >&2
+		return 1
+	fi
+	# The generated lists. upstream's hack/update-featuregates.sh rewrites
+	# versioned_feature_list.yaml from the sources of pkg/ and staging/,
+	# which a module-proxy tree lacks, so the entry goes in by hand in the
+	# tool's format and order; feature_list.md comes from upstream's
+	# generator, which reads the registered gates.
+	local list=test/compatibility_lifecycle/reference/versioned_feature_list.yaml
+	LC_ALL=C NAME="${name}" STAGE="${stage}" DEFAULT="${default}" MINOR="${K8S_MINOR}" awk '
+		function entry() {
+			printf "- name: %s\n  versionedSpecs:\n  - default: %s\n    lockToDefault: false\n    preRelease: %s\n    version: \"%s\"\n",
+				ENVIRON["NAME"], ENVIRON["DEFAULT"], ENVIRON["STAGE"], ENVIRON["MINOR"]
+		}
+		/^- name: / && !done && substr($0, 9) > ENVIRON["NAME"] { entry(); done = 1 }
+		{ print }
+		END { if (!done) entry() }
+	' "${list}" >"${list}.new" && mv "${list}.new" "${list}"
+	GOFLAGS=-trimpath go run cmd/genfeaturegates/genfeaturegates.go -output=test/compatibility_lifecycle/reference/feature_list.md >/dev/null
+	git add "${file}" test/compatibility_lifecycle/reference
+}
