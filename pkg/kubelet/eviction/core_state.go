@@ -24,6 +24,12 @@ type decisionState struct {
 	conditionKnown [len(conditionOrder)]bool
 	// lastObservations are the observations of the previous pass.
 	lastObservations *signalObservations
+	//evictkit:begin EvictionFastPath
+	// memoryDecidedAt is the time of the fresh memory figures the last
+	// fast pass decided on (EvictionFastPath): memory stats from before
+	// it never drive an eviction again. Zero without the fast path.
+	memoryDecidedAt time.Time
+	//evictkit:end EvictionFastPath
 }
 
 // newDecisionState returns the state before the first pass for n thresholds.
@@ -63,6 +69,9 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 	next := newDecisionState(len(thresholds))
 	next.conditionSeen, next.conditionKnown = prev.conditionSeen, prev.conditionKnown
 	next.lastObservations = obs
+	//evictkit:begin EvictionFastPath
+	next.memoryDecidedAt = prev.memoryDecidedAt
+	//evictkit:end EvictionFastPath
 
 	var actionable []int
 	for i, t := range thresholds {
@@ -87,7 +96,13 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 			continue
 		}
 		next.acting[i] = true
-		if statsAreFresh(t.Signal, ob, prev.lastObservations) {
+		fresh := statsAreFresh(t.Signal, ob, prev.lastObservations)
+		//evictkit:begin EvictionFastPath
+		if signalResource(t.Signal) == v1.ResourceMemory && !prev.memoryDecidedAt.IsZero() && !ob.time.After(prev.memoryDecidedAt) {
+			fresh = false
+		}
+		//evictkit:end EvictionFastPath
+		if fresh {
 			actionable = append(actionable, i)
 		}
 	}

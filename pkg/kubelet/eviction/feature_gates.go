@@ -17,6 +17,12 @@ const (
 	// evictionReclaimSized: evict, in one pass, as many pods in rank order
 	// as the shortfall takes (reclaim_sized.go), instead of one per pass.
 	evictionReclaimSized featuregate.Feature = "EvictionReclaimSized"
+	//evictkit:begin EvictionFastPath
+	// evictionFastPath: watch the node's memory cgroup at a sub-second
+	// interval and decide on fresh cgroup figures as soon as a hard memory
+	// threshold is met (fastpath.go).
+	evictionFastPath featuregate.Feature = "EvictionFastPath"
+	//evictkit:end EvictionFastPath
 )
 
 // gateEnabled reports whether a feature gate is on; a gate that is not

@@ -16,6 +16,9 @@ import (
 // same spec there). Tests outside the kubelet register them themselves.
 var evictkitGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
 	evictionReclaimSized: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
+	//evictkit:begin EvictionFastPath
+	evictionFastPath: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
+	//evictkit:end EvictionFastPath
 }
 
 // setGateDuringTest turns one of the package's gates on or off for the

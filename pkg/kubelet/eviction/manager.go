@@ -30,6 +30,10 @@ type managerImpl struct {
 	// reclaimSized is the EvictionReclaimSized feature gate.
 	reclaimSized bool
 	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionFastPath
+	// fastPath is the EvictionFastPath feature gate (fastpath.go).
+	fastPath bool
+	//evictkit:end EvictionFastPath
 
 	// Where inputs come from.
 	summaryProvider stats.SummaryProvider
@@ -62,6 +66,15 @@ type managerImpl struct {
 	// they were last re-armed.
 	thresholdNotifiers []ThresholdNotifier
 	notifiersArmedAt   time.Time
+	//evictkit:begin EvictionFastPath
+	// The fast path's: the cgroup reader (nil while it is off), the
+	// kubelet's cleanup check, the pod stats of the last monitoring pass,
+	// and the pods evicted for memory that are still terminating.
+	memcg        *memcgReader
+	podCleanedUp PodCleanedUpFunc
+	lastStats    podStatsIndex
+	inFlight     inFlight
+	//evictkit:end EvictionFastPath
 }
 
 var _ Manager = &managerImpl{}
@@ -75,6 +88,9 @@ func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFun
 	//evictkit:begin EvictionReclaimSized
 	m.reclaimSized = gateEnabled(evictionReclaimSized)
 	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionFastPath
+	m.fastPath = gateEnabled(evictionFastPath)
+	//evictkit:end EvictionFastPath
 	// Inputs.
 	m.summaryProvider, m.clock = summaryProvider, clock
 	// Actions on the node and the API.
@@ -114,11 +130,21 @@ func (m *managerImpl) hasCondition(c v1.NodeConditionType) bool {
 func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvider, podFunc ActivePodsFunc, podCleanedUpFunc PodCleanedUpFunc, monitoringInterval time.Duration) {
 	logger := klog.FromContext(ctx)
 	logger.Info("Eviction manager: starting control loop")
-	if m.config.KernelMemcgNotification || runtime.GOOS == "windows" {
-		m.startMemoryNotifiers(ctx, func(message string) {
+	onNotification := func(message string) {
+		logger.Info(message)
+		_, _ = m.synchronize(ctx, diskInfoProvider, podFunc)
+	}
+	//evictkit:begin EvictionFastPath
+	if m.fastPath && m.startFastPath(ctx, podFunc, podCleanedUpFunc) {
+		// A notification wakes the fast path instead of a full pass.
+		onNotification = func(message string) {
 			logger.Info(message)
-			_, _ = m.synchronize(ctx, diskInfoProvider, podFunc)
-		})
+			_ = m.fastPass(ctx, podFunc, "memcg notification")
+		}
+	}
+	//evictkit:end EvictionFastPath
+	if m.config.KernelMemcgNotification || runtime.GOOS == "windows" {
+		m.startMemoryNotifiers(ctx, onNotification)
 	}
 	go m.monitor(ctx, diskInfoProvider, podFunc, podCleanedUpFunc, monitoringInterval)
 }

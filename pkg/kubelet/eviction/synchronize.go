@@ -56,21 +56,22 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		transition:               m.config.PressureTransitionPeriod,
 		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
 		localStorageIsolation:    m.localStorageCapacityIsolation,
-		gates: featureGates{
-			podLevelResources:   utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
-			memoryBackedVolumes: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScalingMemoryBackedVolumes),
-			//evictkit:begin EvictionReclaimSized
-			reclaimSized: m.reclaimSized,
-			//evictkit:end EvictionReclaimSized
-		},
+		gates:                    m.decisionGates(),
 	})
 	m.state = d.next
-	m.mu.Lock()
-	m.conditions = d.conditions
-	m.mu.Unlock()
+	m.setConditions(d.conditions)
 	if len(d.conditions) > 0 {
 		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
 	}
+	//evictkit:begin EvictionFastPath
+	if m.fastPath {
+		m.lastStats = stats
+		if d.target != nil && signalResource(d.target.threshold.Signal) == v1.ResourceMemory && m.memoryEvictionsInFlight() {
+			logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", d.target.resource)
+			return nil, nil
+		}
+	}
+	//evictkit:end EvictionFastPath
 
 	if len(d.storageVictims) > 0 {
 		return m.evictForLocalStorage(logger, d.storageVictims), nil
@@ -80,6 +81,25 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		return nil, nil
 	}
 	return m.relieve(ctx, d.target, pods, obs), nil
+}
+
+// decisionGates are the feature gates the decision core depends on.
+func (m *managerImpl) decisionGates() featureGates {
+	return featureGates{
+		podLevelResources:   utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
+		memoryBackedVolumes: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScalingMemoryBackedVolumes),
+		//evictkit:begin EvictionReclaimSized
+		reclaimSized: m.reclaimSized,
+		//evictkit:end EvictionReclaimSized
+	}
+}
+
+// setConditions publishes the node conditions to admission and the
+// pressure queries.
+func (m *managerImpl) setConditions(conditions []v1.NodeConditionType) {
+	m.mu.Lock()
+	m.conditions = conditions
+	m.mu.Unlock()
 }
 
 // detectLayout asks once how the node's filesystems are laid out and
@@ -166,6 +186,11 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	logSizing(logger, target)
 	//evictkit:end EvictionReclaimSized
 	evicted := m.evictVictims(logger, target)
+	//evictkit:begin EvictionFastPath
+	if m.fastPath {
+		m.noteMemoryEvictions(target, evicted)
+	}
+	//evictkit:end EvictionFastPath
 	if len(evicted) == 0 {
 		logger.Info("Eviction manager: unable to evict any pods from the node")
 		return nil

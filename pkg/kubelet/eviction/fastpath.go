@@ -1,0 +1,229 @@
+//evictkit:file EvictionFastPath
+
+package eviction
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
+)
+
+// The fast path (feature gate EvictionFastPath, alpha): a watcher reads the
+// node's memory cgroup every fastPathInterval and, as soon as a hard memory
+// threshold is met by those figures (or a memcg threshold notification
+// arrives), runs a fast pass: the decision core on fresh memory figures
+// read from the cgroups, the other signals as the last monitoring pass saw
+// them, and the victims killed at once. Between the crossing and the kill
+// call there is one cgroup read of every pod, one decision and no Summary
+// API call.
+//
+// Guards against evicting twice for the same pressure:
+//   - while pods evicted for memory by any pass are still terminating (not
+//     cleaned up, at most podCleanupTimeout), no pass evicts for memory:
+//     their memory is about to be freed;
+//   - memory stats older than the figures a fast pass decided on never
+//     drive an eviction (decisionState.memoryDecidedAt);
+//   - after a fast pass that evicted nothing, the watcher waits
+//     fastPathQuiet before the next one.
+const (
+	// fastPathInterval is how often the watcher reads the node's memory
+	// cgroup: two small files per tick.
+	fastPathInterval = 100 * time.Millisecond
+	// fastPathQuiet is the pause after a fast pass that evicted nothing
+	// (only critical pods left, say) before the watcher tries again.
+	fastPathQuiet = time.Second
+)
+
+// inFlight are pods evicted for memory that are not cleaned up yet.
+type inFlight struct {
+	pods []*v1.Pod
+	// since is when they were evicted.
+	since time.Time
+}
+
+// newNodeMemcgReader returns a reader of the node's memory cgroups.
+func newNodeMemcgReader(podCgroupRoot string) (*memcgReader, error) {
+	mount, err := memoryControllerMount()
+	if err != nil {
+		return nil, err
+	}
+	_, err = os.Stat(filepath.Join(mount, "cgroup.controllers"))
+	v2 := err == nil
+	return &memcgReader{mount: mount, v2: v2, podRoot: podCgroupRoot}, nil
+}
+
+// startFastPath starts the watcher, unless no hard memory threshold is
+// configured or the memory cgroups cannot be read; it reports whether it
+// did.
+func (m *managerImpl) startFastPath(ctx context.Context, podFunc ActivePodsFunc, cleanedUp PodCleanedUpFunc) bool {
+	logger := klog.FromContext(ctx)
+	hasHard := false
+	for _, t := range m.config.Thresholds {
+		if isHardEvictionThreshold(t) && signalResource(t.Signal) == v1.ResourceMemory {
+			hasHard = true
+		}
+	}
+	if !hasHard {
+		logger.Info("Eviction manager: EvictionFastPath is on but no hard memory threshold is configured; the fast path stays off")
+		return false
+	}
+	r := m.memcg
+	if r == nil {
+		var err error
+		if r, err = newNodeMemcgReader(m.config.PodCgroupRoot); err != nil {
+			logger.Error(err, "Eviction manager: EvictionFastPath is on but the memory cgroups cannot be found; the fast path stays off")
+			return false
+		}
+	}
+	if _, err := r.readNode(m.clock.Now(), false); err != nil {
+		logger.Error(err, "Eviction manager: EvictionFastPath is on but the memory cgroups cannot be read; the fast path stays off")
+		return false
+	}
+	m.syncMu.Lock()
+	m.memcg, m.podCleanedUp = r, cleanedUp
+	m.syncMu.Unlock()
+	logger.Info("Eviction manager: fast path on", "memoryCgroup", r.mount, "cgroupV2", r.v2, "interval", fastPathInterval)
+	go m.watchMemory(ctx, podFunc)
+	return true
+}
+
+// watchMemory is the fast path's watcher loop, until ctx is done.
+func (m *managerImpl) watchMemory(ctx context.Context, podFunc ActivePodsFunc) {
+	tick := m.clock.NewTicker(fastPathInterval)
+	defer tick.Stop()
+	var quietUntil time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C():
+		}
+		if m.clock.Now().Before(quietUntil) || !m.memoryCrossed(ctx) {
+			continue
+		}
+		evicted := m.fastPass(ctx, podFunc, "memory cgroup watcher")
+		if len(evicted) == 0 {
+			quietUntil = m.clock.Now().Add(fastPathQuiet)
+			continue
+		}
+		m.waitForPodsCleanup(ctx, m.cleanedUpFunc(), evicted)
+	}
+}
+
+// memoryCrossed reads the node's and the pods' memory cgroups and reports
+// whether their figures meet a hard memory threshold. Before the first
+// monitoring pass the capacities are unknown and it reports false.
+func (m *managerImpl) memoryCrossed(ctx context.Context) bool {
+	m.syncMu.Lock()
+	last, thresholds, r := m.state.lastObservations, m.config.Thresholds, m.memcg
+	m.syncMu.Unlock()
+	if last == nil || r == nil {
+		return false
+	}
+	fresh, err := r.readNode(m.clock.Now(), false)
+	if err != nil {
+		klog.FromContext(ctx).V(4).Info("Eviction manager: fast path could not read the memory cgroups", "err", err)
+	}
+	obs, _ := withFreshMemory(last, nil, nil, fresh)
+	return hardMemoryThresholdMet(thresholds, obs)
+}
+
+// fastPass decides on fresh memory figures and evicts at once. It returns
+// the pods it evicted.
+func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trigger string) []*v1.Pod {
+	logger := klog.FromContext(ctx)
+	m.syncMu.Lock()
+	defer m.syncMu.Unlock()
+	// It needs a monitoring pass first: the filesystem layout, capacities
+	// and the other signals come from there.
+	if m.layout == nil || m.state.lastObservations == nil || m.memcg == nil || m.rankingUnavailable {
+		return nil
+	}
+	if m.memoryEvictionsInFlight() {
+		return nil
+	}
+	pods := podFunc()
+	fresh, err := m.memcg.readNode(m.clock.Now(), true)
+	if err != nil {
+		logger.V(4).Info("Eviction manager: fast path could not read every memory cgroup", "err", err)
+	}
+	obs, stats := withFreshMemory(m.state.lastObservations, m.lastStats, pods, fresh)
+	if !hardMemoryThresholdMet(m.config.Thresholds, obs) {
+		return nil
+	}
+	logObservations(logger, "fast path observations", obs)
+	d := decide(&decideInput{
+		thresholds:               m.config.Thresholds,
+		prev:                     &m.state,
+		obs:                      obs,
+		pods:                     pods,
+		stats:                    stats,
+		layout:                   *m.layout,
+		now:                      fresh.at,
+		transition:               m.config.PressureTransitionPeriod,
+		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
+		// Local storage limits are the monitoring loop's: the fast path
+		// has nothing fresh about them.
+		localStorageIsolation: false,
+		gates:                 m.decisionGates(),
+	})
+	m.state = fastPassState(m.config.Thresholds, &m.state, d.next, fresh.at)
+	m.setConditions(m.state.conditions(m.config.PressureTransitionPeriod, fresh.at))
+	if d.target == nil || signalResource(d.target.threshold.Signal) != v1.ResourceMemory {
+		return nil
+	}
+	ob, _ := obs.get(d.target.threshold.Signal)
+	logger.Info("Eviction manager: fast path", "trigger", trigger, "signal", d.target.threshold.Signal,
+		"available", ob.available, "threshold", describeThreshold(d.target.threshold), "freshPods", len(fresh.pod))
+	return m.relieve(ctx, d.target, pods, obs)
+}
+
+// noteMemoryEvictions records pods just evicted for a memory threshold
+// as in flight.
+func (m *managerImpl) noteMemoryEvictions(target *reclaimTarget, evicted []*v1.Pod) {
+	if len(evicted) == 0 || signalResource(target.threshold.Signal) != v1.ResourceMemory {
+		return
+	}
+	m.inFlight.pods = append(m.inFlight.pods, evicted...)
+	m.inFlight.since = m.clock.Now()
+}
+
+// memoryEvictionsInFlight reports whether pods evicted for memory are
+// still terminating, forgetting those that are cleaned up, and all of
+// them once podCleanupTimeout has passed since the last eviction.
+func (m *managerImpl) memoryEvictionsInFlight() bool {
+	if len(m.inFlight.pods) == 0 {
+		return false
+	}
+	if m.clock.Since(m.inFlight.since) > podCleanupTimeout {
+		m.inFlight = inFlight{}
+		return false
+	}
+	cleanedUp := m.podCleanedUp
+	if cleanedUp == nil {
+		return true
+	}
+	kept := m.inFlight.pods[:0]
+	for _, p := range m.inFlight.pods {
+		if !cleanedUp(p) {
+			kept = append(kept, p)
+		}
+	}
+	m.inFlight.pods = kept
+	return len(kept) > 0
+}
+
+// cleanedUpFunc returns the kubelet's PodCleanedUpFunc, or one that says
+// every pod is cleaned up if Start has not been given one.
+func (m *managerImpl) cleanedUpFunc() PodCleanedUpFunc {
+	m.syncMu.Lock()
+	defer m.syncMu.Unlock()
+	if m.podCleanedUp == nil {
+		return func(*v1.Pod) bool { return true }
+	}
+	return m.podCleanedUp
+}

@@ -1,0 +1,224 @@
+//evictkit:file EvictionFastPath
+
+package eviction
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// fastHarness is a manager with EvictionFastPath on, a hard
+// memory.available<1Gi threshold, and a fake memory cgroup tree whose
+// figures the test sets.
+type fastHarness struct {
+	*mgrHarness
+	mount string
+	mu    sync.Mutex
+	clean map[types.UID]bool
+}
+
+func newFastHarness(t *testing.T, pods []*v1.Pod, st []statsapi.PodStats) *fastHarness {
+	t.Helper()
+	setGateDuringTest(t, evictionFastPath, true)
+	cfg := mgrMemoryConfig()
+	cfg.PodCgroupRoot = "kubepods"
+	// The Summary API: 3Gi of 8Gi available, no pressure.
+	n := fakeHealthyNode()
+	n.memAvail, n.memWS = 3*fakeGi, 5*fakeGi
+	h := &fastHarness{mgrHarness: mgrNewHarness(t, cfg, false, n.summary(mgrEpoch, st...)), mount: t.TempDir(), clean: map[types.UID]bool{}}
+	h.pods = pods
+	h.m.memcg = &memcgReader{mount: h.mount, podRoot: "kubepods"}
+	h.m.podCleanedUp = func(p *v1.Pod) bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return h.clean[p.UID]
+	}
+	return h
+}
+
+// cgroups sets the node's working set and each pod's, in the fake tree.
+func (h *fastHarness) cgroups(node int64, pods map[*v1.Pod]int64) {
+	h.t.Helper()
+	writeCgroup(h.t, h.mount, "", v1Memcg(node, 0))
+	var sum int64
+	for p, ws := range pods {
+		writeCgroup(h.t, h.mount, "kubepods/besteffort/pod"+string(p.UID), v1Memcg(ws, 0))
+		sum += ws
+	}
+	writeCgroup(h.t, h.mount, "kubepods", v1Memcg(sum, 0))
+}
+
+func (h *fastHarness) cleanedUp(p *v1.Pod) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.clean[p.UID] = true
+}
+
+const (
+	fastUIDHog  = "0b9f8a52-6b7e-4d1c-9a57-1f2e3d4c5b6a"
+	fastUIDIdle = "1c0a9b63-7c8f-4e2d-8b68-2a3f4e5d6c7b"
+)
+
+// fastPods: by the Summary API's stale figures idle uses more than hog;
+// by the cgroups, hog has grown to 2.5Gi.
+func fastPods() (hog, idle *v1.Pod, pods []*v1.Pod, st []statsapi.PodStats) {
+	hog = fakePod("hog")
+	hog.UID = fastUIDHog
+	idle = fakePod("idle")
+	idle.UID = fastUIDIdle
+	st = []statsapi.PodStats{
+		fakePodStats(hog, fakePodUsage{memWS: []int64{100 * fakeMi}, ephem: -1}),
+		fakePodStats(idle, fakePodUsage{memWS: []int64{500 * fakeMi}, ephem: -1}),
+	}
+	return hog, idle, []*v1.Pod{idle, hog}, st
+}
+
+func TestFastPassDecidesOnFreshFigures(t *testing.T) {
+	hog, idle, pods, st := fastPods()
+	h := newFastHarness(t, pods, st)
+	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	ctx := context.Background()
+
+	if got := h.m.fastPass(ctx, h.activePods, "test"); got != nil {
+		t.Fatalf("a fast pass before any monitoring pass evicted %v", podNames(got))
+	}
+	if ev := h.sync(); ev != nil {
+		t.Fatalf("monitoring pass without pressure evicted %v", podNames(ev))
+	}
+	if h.m.memoryCrossed(ctx) {
+		t.Fatal("memoryCrossed with 3Gi available")
+	}
+
+	// The hog grows by 2.4Gi: 600Mi available by the cgroups, while the
+	// Summary API still says 3Gi.
+	h.clock.Step(3 * time.Second)
+	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	if !h.m.memoryCrossed(ctx) {
+		t.Fatal("memoryCrossed = false with 600Mi available by the cgroups")
+	}
+	before := mgrEvictionCount(t, string(evictionapi.SignalMemoryAvailable))
+	evicted := h.m.fastPass(ctx, h.activePods, "test")
+	if got := podNames(evicted); !reflect.DeepEqual(got, []string{"hog"}) {
+		t.Fatalf("fast pass evicted %v, want [hog] (the largest by fresh figures)", got)
+	}
+	if h.summary.calls() != 1 {
+		t.Errorf("the fast pass read the Summary API (%d calls in all, want the monitoring pass's one)", h.summary.calls())
+	}
+	k := h.killer.get()[0]
+	if !PodIsEvicted(k.status) || mgrFindCondition(k.status, v1.DisruptionTarget) == nil || *k.grace != 1 {
+		t.Errorf("kill status %+v grace %d, want Evicted, DisruptionTarget, grace 1", k.status, *k.grace)
+	}
+	if !strings.Contains(k.status.Message, "available: 600Mi") {
+		t.Errorf("message %q, want the fresh available figure", k.status.Message)
+	}
+	if d := mgrEvictionCount(t, string(evictionapi.SignalMemoryAvailable)) - before; d != 1 {
+		t.Errorf("kubelet_evictions delta %v, want 1", d)
+	}
+	if !h.m.IsUnderMemoryPressure() {
+		t.Error("MemoryPressure not reported after the fast pass")
+	}
+
+	// While the hog terminates, the pressure still shows in the cgroups:
+	// no second victim, from either path.
+	h.clock.Step(time.Second)
+	if got := h.m.fastPass(ctx, h.activePods, "test"); got != nil {
+		t.Errorf("second fast pass while the hog terminates evicted %v", podNames(got))
+	}
+	h.summary.set(func() *statsapi.Summary {
+		n := fakeHealthyNode()
+		n.memAvail, n.memWS = 600*fakeMi, 7*fakeGi+424*fakeMi
+		return n.summary(h.clock.Now(), st...)
+	}())
+	if ev := h.sync(); ev != nil {
+		t.Errorf("monitoring pass while the hog terminates evicted %v", podNames(ev))
+	}
+
+	// Summary stats from before the fast pass's figures, once the hog is
+	// gone, must not evict the idle pod either.
+	h.cleanedUp(hog)
+	h.pods = []*v1.Pod{idle}
+	h.clock.Step(time.Second)
+	h.summary.set(func() *statsapi.Summary {
+		n := fakeHealthyNode()
+		n.memAvail, n.memWS = 600*fakeMi, 7*fakeGi+424*fakeMi
+		return n.summary(mgrEpoch.Add(2*time.Second), st[1])
+	}())
+	if ev := h.sync(); ev != nil {
+		t.Errorf("monitoring pass on stats older than the fast pass evicted %v", podNames(ev))
+	}
+	if n := len(h.killer.get()); n != 1 {
+		t.Errorf("%d kills in all, want 1", n)
+	}
+}
+
+func TestFastPathWatcherEvicts(t *testing.T) {
+	hog, idle, pods, st := fastPods()
+	h := newFastHarness(t, pods, st)
+	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	h.sync()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); h.m.watchMemory(ctx, h.activePods) }()
+
+	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	// Each tick of the fake clock is one watcher read; the kill follows
+	// the first tick that sees the crossing.
+	deadline := time.Now().Add(30 * time.Second)
+	for len(h.killer.get()) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the watcher did not evict within 30 s of real time")
+		}
+		if h.clock.HasWaiters() {
+			h.clock.Step(fastPathInterval)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got := h.killedNames(); !reflect.DeepEqual(got, []string{"hog"}) {
+		t.Errorf("watcher evicted %v, want [hog]", got)
+	}
+	cancel()
+	<-done
+}
+
+func TestStartFastPath(t *testing.T) {
+	_, _, pods, st := fastPods()
+	t.Run("no hard memory threshold", func(t *testing.T) {
+		h := newFastHarness(t, pods, st)
+		h.m.config.Thresholds = []evictionapi.Threshold{fakeSoft(evictionapi.SignalMemoryAvailable, "1Gi", time.Minute)}
+		if h.m.startFastPath(context.Background(), h.activePods, nil) {
+			t.Error("started without a hard memory threshold")
+		}
+	})
+	t.Run("unreadable cgroups", func(t *testing.T) {
+		h := newFastHarness(t, pods, st)
+		if h.m.startFastPath(context.Background(), h.activePods, nil) {
+			t.Error("started with an empty cgroup tree")
+		}
+	})
+	t.Run("readable cgroups", func(t *testing.T) {
+		h := newFastHarness(t, pods, st)
+		h.cgroups(5*fakeGi, nil)
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		if !h.m.startFastPath(ctx, h.activePods, nil) {
+			t.Error("did not start")
+		}
+	})
+	t.Run("gate off: Start leaves the fast path off", func(t *testing.T) {
+		setGateDuringTest(t, evictionFastPath, false)
+		h := mgrNewHarness(t, mgrMemoryConfig(), false, fakeHealthyNode().summary(mgrEpoch))
+		if h.m.fastPath {
+			t.Error("fastPath set with the gate off")
+		}
+	})
+}

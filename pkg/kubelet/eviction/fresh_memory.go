@@ -1,0 +1,127 @@
+//evictkit:file EvictionFastPath
+
+package eviction
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// Fresh memory figures (feature gate EvictionFastPath, alpha).
+//
+// Upstream decides on memory from the Summary API, whose figures can be
+// ten seconds old when a notification arrives, long enough for a fast
+// allocator to be killed by the kernel instead. The fast path reads the
+// working sets it needs straight from the memory cgroups, computed as the
+// Summary API computes them (usage minus inactive file pages), and decides
+// on those. This file is the pure part: fresh figures go into the
+// observations and pod stats the decision core reads.
+
+// freshMemory is memory working sets read from the cgroups at one instant.
+type freshMemory struct {
+	at time.Time
+	// node is the working set of the node's root memory cgroup (for
+	// memory.available), pods that of the pods' cgroup (for
+	// allocatableMemory.available); each only if its ok flag is set.
+	node, pods     int64
+	nodeOK, podsOK bool
+	// pod are the working sets of the pods whose cgroup was found.
+	pod map[types.UID]int64
+}
+
+// withFreshMemory returns obs with the memory signals observed from fresh
+// figures at fresh.at, and stats with the memory working set of each of
+// pods replaced by its fresh figure (a pod the Summary API has no stats
+// for yet, such as one that started a moment ago, gets stats of memory
+// alone). Capacities come from obs: the cgroups do not say what the
+// node's capacity or allocatable memory is, and neither changes while the
+// kubelet runs; a signal obs has no capacity for keeps its observation.
+// Neither input is modified.
+func withFreshMemory(obs *signalObservations, stats podStatsIndex, pods []*v1.Pod, fresh *freshMemory) (*signalObservations, podStatsIndex) {
+	out := &signalObservations{}
+	if obs != nil {
+		*out = *obs
+	}
+	refresh := func(signal evictionapi.Signal, workingSet int64, ok bool) {
+		prev, seen := out.get(signal)
+		if !ok || !seen {
+			return
+		}
+		out.set(signal, signalObservation{available: prev.capacity - workingSet, capacity: prev.capacity, time: fresh.at})
+	}
+	refresh(evictionapi.SignalMemoryAvailable, fresh.node, fresh.nodeOK)
+	refresh(evictionapi.SignalAllocatableMemoryAvailable, fresh.pods, fresh.podsOK)
+
+	if len(fresh.pod) == 0 {
+		return out, stats
+	}
+	merged := make(podStatsIndex, len(stats)+len(pods))
+	for uid, s := range stats {
+		merged[uid] = s
+	}
+	for _, pod := range pods {
+		ws, ok := fresh.pod[pod.UID]
+		if !ok {
+			continue
+		}
+		var c statsapi.PodStats
+		if s := stats[pod.UID]; s != nil {
+			c = *s
+		} else {
+			c.PodRef = statsapi.PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)}
+		}
+		var m statsapi.MemoryStats
+		if c.Memory != nil {
+			m = *c.Memory
+		}
+		v := uint64(max(ws, 0))
+		m.Time, m.WorkingSetBytes = metav1.NewTime(fresh.at), &v
+		c.Memory = &m
+		merged[pod.UID] = &c
+	}
+	return out, merged
+}
+
+// hardMemoryThresholdMet reports whether fresh observations meet a hard
+// memory threshold: what wakes the fast path. Soft thresholds wait out a
+// grace period anyway and are left to the monitoring loop.
+func hardMemoryThresholdMet(thresholds []evictionapi.Threshold, obs *signalObservations) bool {
+	for _, t := range thresholds {
+		if !isHardEvictionThreshold(t) || signalResource(t.Signal) != v1.ResourceMemory {
+			continue
+		}
+		if ob, ok := obs.get(t.Signal); ok && signalBelow(t, ob, false) {
+			return true
+		}
+	}
+	return false
+}
+
+// fastPassState is the state a fast pass leaves behind. It saw fresh
+// figures for memory only, so it takes the decision's state for memory
+// thresholds and the MemoryPressure condition and keeps prev's for every
+// other threshold and condition (grace periods, minimum reclaim and
+// condition times of disk and PID signals are the monitoring loop's).
+// It records at, the time of the figures it decided on, so that memory
+// stats older than them never drive an eviction again.
+func fastPassState(thresholds []evictionapi.Threshold, prev *decisionState, next decisionState, at time.Time) decisionState {
+	out := next
+	for i, t := range thresholds {
+		if signalResource(t.Signal) == v1.ResourceMemory || i >= len(prev.firstMet) || i >= len(out.firstMet) {
+			continue
+		}
+		out.firstMet[i], out.acting[i] = prev.firstMet[i], prev.acting[i]
+	}
+	for c, cond := range conditionOrder {
+		if cond != v1.NodeMemoryPressure {
+			out.conditionSeen[c], out.conditionKnown[c] = prev.conditionSeen[c], prev.conditionKnown[c]
+		}
+	}
+	out.memoryDecidedAt = at
+	return out
+}
