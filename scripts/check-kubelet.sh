@@ -29,9 +29,32 @@ note "${got}"
 got="$("${bin}/kubelet-upstream" --version)"
 [[ "${got}" == "Kubernetes ${K8S_VERSION}" ]] || die "kubelet-upstream --version printed '${got}'"
 
+# The package's alpha feature gates (the names in its feature_gates.go):
+# the patched kubelet knows each, upstream's rejects it. The kubelet sets
+# its feature gates from the flags right before it validates them, so a
+# label it refuses stops it there, before it touches anything.
+step "check-kubelet: feature gates"
+mapfile -t gates < <(sed -n 's/^\t[a-zA-Z]* *featuregate\.Feature = "\([A-Za-z]*\)"$/\1/p' \
+	"${root}/pkg/kubelet/eviction/feature_gates.go")
+((${#gates[@]} > 0)) || die "no feature gates found in pkg/kubelet/eviction/feature_gates.go"
+# gate_check BINARY GATE: what BINARY says of --feature-gates=GATE=true.
+gate_check() {
+	timeout 30 "$1" --feature-gates="$2=true" --node-labels=kubernetes.io/evictkit-gate-check=1 2>&1 || true
+}
+for g in "${gates[@]}"; do
+	out="$(gate_check "${bin}/kubelet" "${g}")"
+	if grep -q "unrecognized feature gate" <<<"${out}" || ! grep -q "evictkit-gate-check" <<<"${out}"; then
+		die "kubelet does not take --feature-gates=${g}=true: $(tail -n 1 <<<"${out}")"
+	fi
+	out="$(gate_check "${bin}/kubelet-upstream" "${g}")"
+	grep -q "unrecognized feature gate: ${g}" <<<"${out}" ||
+		die "kubelet-upstream does not reject ${g}: $(tail -n 1 <<<"${out}")"
+done
+note "kubelet takes ${gates[*]}; kubelet-upstream rejects them"
 # Functions only one of the two packages defines (large enough not to be
 # inlined away).
-ours_only=("${pkg}.decide" "${pkg}.evaluate" "${pkg}.rankPods" "${pkg}.localStorageViolations" "${pkg}.(*managerImpl).relieve")
+ours_only=("${pkg}.decide" "${pkg}.evaluate" "${pkg}.rankPods" "${pkg}.localStorageViolations" "${pkg}.(*managerImpl).relieve"
+	"${pkg}.sizeTarget" "${pkg}.(*managerImpl).fastPass" "${pkg}.(*memcgReader).workingSet")
 upstream_only=("${pkg}.makeSignalObservations" "${pkg}.thresholdsMetGracePeriod" "${pkg}.(*managerImpl).localStorageEviction")
 
 # symbols BINARY: the text symbols of the eviction package in BINARY.

@@ -119,6 +119,7 @@ func (r *memcgReader) readNode(now time.Time, pods bool) (*freshMemory, error) {
 			errs = append(errs, err)
 		}
 		f.pod = make(map[types.UID]int64, len(dirs))
+		f.containers = make(map[types.UID]map[string]int64, len(dirs))
 		for uid, dir := range dirs {
 			ws, err := r.workingSet(dir)
 			if err != nil {
@@ -126,6 +127,9 @@ func (r *memcgReader) readNode(now time.Time, pods bool) (*freshMemory, error) {
 				continue
 			}
 			f.pod[uid] = ws
+			if cs := r.containerWorkingSets(dir); len(cs) > 0 {
+				f.containers[uid] = cs
+			}
 		}
 	}
 	return f, errors.Join(errs...)
@@ -179,6 +183,31 @@ func statField(stat []byte, key string) (int64, error) {
 		return v, nil
 	}
 	return 0, fmt.Errorf("memory.stat has no %s", key)
+}
+
+// containerWorkingSets reads the working sets of the container cgroups in
+// a pod's cgroup, by container ID: "<id>" with the cgroupfs driver,
+// "<runtime>-<id>.scope" with the systemd driver (cri-containerd-,
+// crio-, docker-). Containers it cannot read are left out.
+func (r *memcgReader) containerWorkingSets(podDir string) map[string]int64 {
+	entries, err := os.ReadDir(podDir)
+	if err != nil {
+		return nil
+	}
+	out := map[string]int64{}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		id := strings.TrimSuffix(e.Name(), ".scope")
+		if i := strings.LastIndexByte(id, '-'); i >= 0 {
+			id = id[i+1:]
+		}
+		if ws, err := r.workingSet(filepath.Join(podDir, e.Name())); err == nil {
+			out[id] = ws
+		}
+	}
+	return out
 }
 
 // podCgroupDirs finds the pod cgroups under the pods' cgroup, directly or

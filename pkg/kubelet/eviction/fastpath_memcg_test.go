@@ -162,8 +162,12 @@ func TestMemcgReadNode(t *testing.T) {
 			writeCgroup(t, mount, podDir("", uidA), v1Memcg(1000, 100))
 			writeCgroup(t, mount, podDir("burstable", uidB), v1Memcg(2000, 200))
 			writeCgroup(t, mount, podDir("besteffort", uidC), v1Memcg(3000, 300))
-			// A container cgroup inside a pod's is not a pod.
-			writeCgroup(t, mount, podDir("besteffort", uidC)+"/cri-containerd-abc.scope", v1Memcg(1, 0))
+			// Container cgroups inside a pod's are its containers, not pods.
+			ctr := "/0123abc"
+			if driver == "systemd" {
+				ctr = "/cri-containerd-0123abc.scope"
+			}
+			writeCgroup(t, mount, podDir("besteffort", uidC)+ctr, v1Memcg(1500, 100))
 			// A pod cgroup that vanished half-way is left out.
 			writeCgroup(t, mount, podDir("besteffort", "3e2cbd85-9ea1-4a4f-8d8a-4c516a7f8e9d"), nil)
 
@@ -174,7 +178,8 @@ func TestMemcgReadNode(t *testing.T) {
 				t.Fatalf("readNode: %v", err)
 			}
 			want := &freshMemory{at: at, node: 9000, nodeOK: true, pods: 5500, podsOK: true,
-				pod: map[types.UID]int64{uidA: 900, uidB: 1800, uidC: 2700}}
+				pod:        map[types.UID]int64{uidA: 900, uidB: 1800, uidC: 2700},
+				containers: map[types.UID]map[string]int64{uidC: {"0123abc": 1400}}}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("readNode = %+v, want %+v", got, want)
 			}

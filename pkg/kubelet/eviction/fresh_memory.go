@@ -3,6 +3,8 @@
 package eviction
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -30,15 +32,18 @@ type freshMemory struct {
 	// allocatableMemory.available); each only if its ok flag is set.
 	node, pods     int64
 	nodeOK, podsOK bool
-	// pod are the working sets of the pods whose cgroup was found.
-	pod map[types.UID]int64
+	// pod are the working sets of the pods whose cgroup was found, and
+	// containers those of their containers' cgroups, by container ID (as
+	// the runtime names it, without the runtime's "name://" prefix).
+	pod        map[types.UID]int64
+	containers map[types.UID]map[string]int64
 }
 
 // withFreshMemory returns obs with the memory signals observed from fresh
 // figures at fresh.at, and stats with the memory working set of each of
-// pods replaced by its fresh figure (a pod the Summary API has no stats
-// for yet, such as one that started a moment ago, gets stats of memory
-// alone). Capacities come from obs: the cgroups do not say what the
+// pods, and of each of its containers whose cgroup was read, replaced by
+// its fresh figure (a pod the Summary API has no stats for yet, such as
+// one that started a moment ago, gets stats of memory alone). Capacities come from obs: the cgroups do not say what the
 // node's capacity or allocatable memory is, and neither changes while the
 // kubelet runs; a signal obs has no capacity for keeps its observation.
 // Neither input is modified.
@@ -75,16 +80,50 @@ func withFreshMemory(obs *signalObservations, stats podStatsIndex, pods []*v1.Po
 		} else {
 			c.PodRef = statsapi.PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)}
 		}
-		var m statsapi.MemoryStats
-		if c.Memory != nil {
-			m = *c.Memory
-		}
-		v := uint64(max(ws, 0))
-		m.Time, m.WorkingSetBytes = metav1.NewTime(fresh.at), &v
-		c.Memory = &m
+		c.Memory = freshMemoryStats(c.Memory, ws, fresh.at)
+		c.Containers = withFreshContainers(c.Containers, pod, fresh.containers[pod.UID], fresh.at)
 		merged[pod.UID] = &c
 	}
 	return out, merged
+}
+
+// freshMemoryStats is a copy of m (or new stats) with the working set ws at at.
+func freshMemoryStats(m *statsapi.MemoryStats, ws int64, at time.Time) *statsapi.MemoryStats {
+	var out statsapi.MemoryStats
+	if m != nil {
+		out = *m
+	}
+	v := uint64(max(ws, 0))
+	out.Time, out.WorkingSetBytes = metav1.NewTime(at), &v
+	return &out
+}
+
+// withFreshContainers returns a copy of a pod's container stats with the
+// fresh working set of every container of pod whose cgroup was read
+// (byID, by container ID); a container without stats gets some.
+func withFreshContainers(list []statsapi.ContainerStats, pod *v1.Pod, byID map[string]int64, at time.Time) []statsapi.ContainerStats {
+	if len(byID) == 0 {
+		return list
+	}
+	out := append([]statsapi.ContainerStats(nil), list...)
+	statuses := append(append([]v1.ContainerStatus(nil), pod.Status.InitContainerStatuses...), pod.Status.ContainerStatuses...)
+	for _, st := range statuses {
+		_, id, found := strings.Cut(st.ContainerID, "://")
+		if !found {
+			continue
+		}
+		ws, ok := byID[id]
+		if !ok {
+			continue
+		}
+		i := slices.IndexFunc(out, func(c statsapi.ContainerStats) bool { return c.Name == st.Name })
+		if i < 0 {
+			out = append(out, statsapi.ContainerStats{Name: st.Name})
+			i = len(out) - 1
+		}
+		out[i].Memory = freshMemoryStats(out[i].Memory, ws, at)
+	}
+	return out
 }
 
 // hardMemoryThresholdMet reports whether fresh observations meet a hard

@@ -20,12 +20,18 @@ func TestWithFreshMemory(t *testing.T) {
 		ob{signal: sigNodeFs, available: 50 << 30, capacity: 100 << 30, at: t0},
 	)
 	hog, idle, fresh := pod("hog"), pod("idle"), pod("fresh")
+	hog.Spec.Containers = []v1.Container{{Name: "c"}, {Name: "sidecar"}}
+	hog.Status.ContainerStatuses = []v1.ContainerStatus{
+		{Name: "c", ContainerID: "containerd://c-id"},
+		{Name: "sidecar", ContainerID: "containerd://sidecar-id"},
+	}
 	stats := statsIndex(
 		podStats("hog", withWorkingSet("100Mi"), withContainerStats(cStats("c", cWorkingSet("100Mi")))),
 		podStats("idle", withWorkingSet("50Mi")),
 	)
 	f := &freshMemory{at: at, node: 7 << 30, nodeOK: true, pods: 5 << 30, podsOK: true,
-		pod: map[types.UID]int64{hog.UID: 2 << 30, fresh.UID: 300 << 20}}
+		pod:        map[types.UID]int64{hog.UID: 2 << 30, fresh.UID: 300 << 20},
+		containers: map[types.UID]map[string]int64{hog.UID: {"c-id": 1900 << 20, "sidecar-id": 100 << 20}}}
 
 	obs, merged := withFreshMemory(last, stats, []*v1.Pod{hog, idle, fresh}, f)
 
@@ -41,8 +47,15 @@ func TestWithFreshMemory(t *testing.T) {
 	if ws := workingSet(merged.lookup(hog)); ws != 2<<30 {
 		t.Errorf("hog working set %d, want the fresh 2Gi", ws)
 	}
-	if c := merged.lookup(hog).Containers; len(c) != 1 || c[0].Name != "c" {
-		t.Errorf("hog's container stats %+v, want them kept", c)
+	cs := merged.lookup(hog).Containers
+	if len(cs) != 2 || cs[0].Name != "c" || cs[1].Name != "sidecar" {
+		t.Fatalf("hog's container stats %+v, want c (kept) and sidecar (added)", cs)
+	}
+	if a, b := u64(cs[0].Memory.WorkingSetBytes), u64(cs[1].Memory.WorkingSetBytes); a != 1900<<20 || b != 100<<20 {
+		t.Errorf("hog's containers' working sets %d, %d; want the fresh 1900Mi and 100Mi", a, b)
+	}
+	if ws := u64(stats.lookup(hog).Containers[0].Memory.WorkingSetBytes); ws != 100<<20 {
+		t.Errorf("the input container stats changed: %d", ws)
 	}
 	if merged.lookup(idle) != stats.lookup(idle) {
 		t.Error("idle's stats were replaced though it had no fresh figure")
