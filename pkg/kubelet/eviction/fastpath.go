@@ -156,21 +156,11 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 		return nil
 	}
 	logObservations(logger, "fast path observations", obs)
-	d := decide(&decideInput{
-		thresholds:               m.config.Thresholds,
-		prev:                     &m.state,
-		obs:                      obs,
-		pods:                     pods,
-		stats:                    stats,
-		layout:                   *m.layout,
-		now:                      fresh.at,
-		transition:               m.config.PressureTransitionPeriod,
-		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
-		// Local storage limits are the monitoring loop's: the fast path
-		// has nothing fresh about them.
-		localStorageIsolation: false,
-		gates:                 m.decisionGates(),
-	})
+	in := m.decideInput(obs, pods, stats, fresh.at)
+	// Local storage limits are the monitoring loop's: the fast path has
+	// nothing fresh about them.
+	in.localStorageIsolation = false
+	d := decide(in)
 	m.state = fastPassState(m.config.Thresholds, &m.state, d.next, fresh.at)
 	m.setConditions(m.state.conditions(m.config.PressureTransitionPeriod, fresh.at))
 	if d.target == nil || signalResource(d.target.threshold.Signal) != v1.ResourceMemory {

@@ -3,6 +3,7 @@ package eviction
 import (
 	"context"
 	"fmt"
+	"time"
 
 	v1 "k8s.io/api/core/v1"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
@@ -45,19 +46,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 	obs := observeSummary(summary)
 	logObservations(logger, "observations", obs)
 	stats := indexPodStats(summary)
-	d := decide(&decideInput{
-		thresholds:               m.config.Thresholds,
-		prev:                     &m.state,
-		obs:                      obs,
-		pods:                     pods,
-		stats:                    stats,
-		layout:                   *m.layout,
-		now:                      m.clock.Now(),
-		transition:               m.config.PressureTransitionPeriod,
-		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
-		localStorageIsolation:    m.localStorageCapacityIsolation,
-		gates:                    m.decisionGates(),
-	})
+	d := decide(m.decideInput(obs, pods, stats, m.clock.Now()))
 	m.state = d.next
 	m.setConditions(d.conditions)
 	if len(d.conditions) > 0 {
@@ -81,6 +70,24 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		return nil, nil
 	}
 	return m.relieve(ctx, d.target, pods, obs), nil
+}
+
+// decideInput is the decision core's input for this pass's observations,
+// pods and stats at now, with the manager's configuration and state.
+func (m *managerImpl) decideInput(obs *signalObservations, pods []*v1.Pod, stats podStatsIndex, now time.Time) *decideInput {
+	return &decideInput{
+		thresholds:               m.config.Thresholds,
+		prev:                     &m.state,
+		obs:                      obs,
+		pods:                     pods,
+		stats:                    stats,
+		layout:                   *m.layout,
+		now:                      now,
+		transition:               m.config.PressureTransitionPeriod,
+		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
+		localStorageIsolation:    m.localStorageCapacityIsolation,
+		gates:                    m.decisionGates(),
+	}
 }
 
 // decisionGates are the feature gates the decision core depends on.
