@@ -78,6 +78,15 @@ type evictionSpec struct {
 	prepare func(ctx context.Context)
 	// configure sets the thresholds from the observations.
 	configure func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)
+	// featureGates are set in the kubelet's configuration with the
+	// thresholds (the evictkit kubelet's alpha gates, say).
+	featureGates map[string]bool
+	// configureOnceHolding: the pods start first, and the thresholds (from
+	// the observations made before the pods started) are set once every
+	// pod has reached its size and holds it. The kubelet's first look at
+	// the pressure is then at its full extent, which a spec that checks
+	// what one pass decides needs.
+	configureOnceHolding bool
 	// pods are the spec's pods.
 	pods func() []victim
 	// afterEvictions runs once the evictions are checked, before the
@@ -117,22 +126,38 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("observations: %+v\n", obs)
 
-	By("setting the eviction thresholds relative to the observations")
-	// Registered first: a kubelet that does not come back with the new
-	// configuration gets the original back too.
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
-	}, NodeTimeout(5*time.Minute))
-	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
-		s.configure(c, obs)
-		GinkgoWriter.Printf("evictionHard %v evictionSoft %v\n", c.EvictionHard, c.EvictionSoft)
-	})).To(Succeed())
-
-	kubelet, err := f.KubeletProcess(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	before, err := f.EvictionCounts(ctx)
-	Expect(err).NotTo(HaveOccurred())
+	var (
+		kubelet framework.KubeletProcess
+		before  map[string]int
+	)
+	configure := func() {
+		By("setting the eviction thresholds relative to the observations")
+		// Registered first: a kubelet that does not come back with the new
+		// configuration gets the original back too.
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
+		}, NodeTimeout(5*time.Minute))
+		Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+			s.configure(c, obs)
+			if len(s.featureGates) > 0 {
+				c.FeatureGates = maps.Clone(c.FeatureGates)
+				if c.FeatureGates == nil {
+					c.FeatureGates = map[string]bool{}
+				}
+				maps.Copy(c.FeatureGates, s.featureGates)
+			}
+			GinkgoWriter.Printf("evictionHard %v evictionSoft %v featureGates %v\n", c.EvictionHard, c.EvictionSoft, c.FeatureGates)
+		})).To(Succeed())
+		var err error
+		kubelet, err = f.KubeletProcess(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		before, err = f.EvictionCounts(ctx)
+		Expect(err).NotTo(HaveOccurred())
+	}
+	if !s.configureOnceHolding {
+		configure()
+	}
 
 	ns := createNamespace(ctx, s.name)
 
@@ -154,6 +179,16 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		Expect(err).NotTo(HaveOccurred())
 	}
 	w := &watch{ns: ns, victims: victims}
+	if s.configureOnceHolding {
+		By("waiting until every pod holds what it takes")
+		Eventually(ctx, func(g Gomega) {
+			w.check(ctx, g)
+			for _, v := range victims {
+				g.Expect(holding(ctx, ns, v.pod.Name)).To(BeTrue(), "pod %s does not hold its size yet; pods: %s", v.pod.Name, w.summary())
+			}
+		}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+		configure()
+	}
 
 	var pressureSince time.Time
 	if s.condition != "" {
@@ -232,6 +267,18 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	Expect(err).NotTo(HaveOccurred())
 	Expect(now).To(Equal(kubelet))
 }
+
+// holding reports whether a workload pod logged that it holds its size.
+func holding(ctx context.Context, ns, pod string) bool {
+	lines, err := f.ContainerLog(ctx, ns, pod)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(lines, func(l framework.LogLine) bool { return l.Text == holdingLine })
+}
+
+// holdingLine is what a workload hog logs once it has reached its size.
+const holdingLine = "holding until killed"
 
 // createNamespace makes the spec's namespace, removed when the spec ends.
 func createNamespace(ctx context.Context, base string) string {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -44,6 +45,7 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 		return fmt.Errorf("%s: size, rate and step must be positive (got %d, %d, %d)", what, total, rate, step)
 	}
 	var done int64
+	takenUnit.Store(&unit)
 	slice := max(rate/10, 1)
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
@@ -54,6 +56,7 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 			n := min(step, budget)
 			got, err := take(n)
 			done += got
+			taken.Store(done)
 			budget -= got
 			if err != nil {
 				return fmt.Errorf("%s after %s: %w", what, unit(done), err)
@@ -73,15 +76,39 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 	return nil
 }
 
-// hold keeps what the hog took until the process is killed. It ignores
-// SIGTERM and SIGINT, as the shell loops of upstream's test pods do (a
-// container's first process gets no default signal actions): only SIGKILL,
-// at the end of the grace period the kubelet gives, stops it. A hog that
-// exited cleanly on SIGTERM would race the kubelet's eviction status with
-// its own exit code 0 (phase Succeeded instead of Failed/Evicted), and the
-// specs that check grace periods need a pod that uses all of its.
+// taken is what the running hog has taken so far, in its unit (see grow),
+// and takenUnit renders it.
+var (
+	taken     atomic.Int64
+	takenUnit atomic.Pointer[func(int64) string]
+)
+
+// survive makes SIGTERM and SIGINT harmless for the rest of the process,
+// as the shell loops of upstream's test pods do (a container's first
+// process gets no default signal actions): only SIGKILL, at the end of the
+// grace period the kubelet gives, stops a hog. A hog that exited cleanly
+// on SIGTERM would race the kubelet's eviction status with its own exit
+// code 0 (phase Succeeded instead of Failed/Evicted), and the specs that
+// check grace periods need a pod that uses all of its. Each signal is
+// logged with what the hog had taken when it came: with the log's
+// timestamps that is when the kubelet started the kill, and how far the
+// hog got first.
+func survive() {
+	ch := make(chan os.Signal, 4)
+	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
+	go func() {
+		for sig := range ch {
+			what := count(taken.Load())
+			if u := takenUnit.Load(); u != nil {
+				what = (*u)(taken.Load())
+			}
+			fmt.Printf("received %s with %s taken\n", sig, what)
+		}
+	}()
+}
+
+// hold keeps what the hog took until the process is killed (see survive).
 func hold() {
-	signal.Ignore(syscall.SIGTERM, syscall.SIGINT)
 	fmt.Println("holding until killed")
 	for {
 		time.Sleep(time.Hour)

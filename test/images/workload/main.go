@@ -10,9 +10,10 @@
 //
 // and the pressure hogs of the node e2e suites (test/node). Each grows at a
 // rate up to a bound, prints its progress, then holds what it took until it
-// is killed: it ignores SIGTERM, so only SIGKILL ends it (the kubelet's
-// grace period runs out). The bound keeps a test that goes wrong from taking
-// the whole machine.
+// is killed: it survives SIGTERM, so only SIGKILL ends it (the kubelet's
+// grace period runs out), and logs "received terminated with <taken>
+// taken" when the kill starts. The bound keeps a test that goes wrong from
+// taking the whole machine.
 //
 //	workload memory -size 900Mi [-rate 50Mi]
 //	    anonymous memory, every page touched (rate per second).
@@ -44,6 +45,10 @@ func main() {
 		usage()
 	}
 	var err error
+	switch os.Args[1] {
+	case "memory", "disk", "inodes", "threads", "sleep":
+		survive()
+	}
 	switch os.Args[1] {
 	case "serve":
 		err = serve(os.Args[2:])

@@ -1,6 +1,7 @@
 package framework
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -209,5 +210,24 @@ func TestDumpDir(t *testing.T) {
 		if got := DumpDir("logs", tt.spec); got != tt.want {
 			t.Errorf("DumpDir(logs, %q) = %q, want %q", tt.spec, got, tt.want)
 		}
+	}
+}
+
+func TestParseLogLines(t *testing.T) {
+	raw := "2026-12-01T06:30:00.123456789Z memory: 100 MiB of 200 MiB\n" +
+		"2026-12-01T06:30:01.5Z received terminated with 120 MiB taken\n\n"
+	got, err := parseLogLines(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LogLine{
+		{Time: time.Date(2026, 12, 1, 6, 30, 0, 123456789, time.UTC), Text: "memory: 100 MiB of 200 MiB"},
+		{Time: time.Date(2026, 12, 1, 6, 30, 1, 500000000, time.UTC), Text: "received terminated with 120 MiB taken"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseLogLines = %+v, want %+v", got, want)
+	}
+	if _, err := parseLogLines("no timestamp here\n"); err == nil {
+		t.Error("a line without a timestamp parsed")
 	}
 }

@@ -141,12 +141,12 @@ func (f *Framework) restartKubelet(ctx context.Context, want *kubeletconfig.Kube
 
 // kubeletErrors returns the kubelet's last error lines since a time.
 func (f *Framework) kubeletErrors(ctx context.Context, since time.Time) string {
-	out, err := f.Exec(ctx, "journalctl", "--no-pager", "-o", "cat", "-u", "kubelet", "--since", fmt.Sprintf("@%d", since.Unix()))
+	lines, err := f.KubeletJournal(ctx, since)
 	if err != nil {
 		return err.Error()
 	}
 	var errs []string
-	for line := range strings.Lines(out) {
+	for _, line := range lines {
 		if strings.HasPrefix(line, "E") || strings.Contains(line, "command failed") {
 			errs = append(errs, strings.TrimSpace(line))
 		}

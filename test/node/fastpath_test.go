@@ -1,0 +1,156 @@
+package nodee2e
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// The specs of the evictkit kubelet's alpha eviction behaviour, each with
+// its feature gate on (label FastPath; upstream's kubelet has no such
+// gates, so scripts/test-node.sh leaves them out with KUBELET=upstream).
+
+var _ = Describe("Reclaim-sized eviction", Label("Eviction", "Memory", "FastPath", "ReclaimSized", "Serial"), func() {
+	// Three BestEffort hogs of 350, 300 and 250 MiB hold their memory
+	// before the threshold is set: pressure once the pods use 400 MiB more
+	// than before they started, so the kubelet first looks at a shortfall
+	// of about 500 MiB. The largest hog alone is 150 MiB short of it, the
+	// two largest together 150 MiB over: with EvictionReclaimSized both go
+	// in the same pass, and the third, which the pressure no longer calls
+	// for, stays.
+	It("evicts in one pass the two largest hogs the shortfall takes, and not the third", func(ctx SpecContext) {
+		start := time.Now()
+		runEviction(ctx, evictionSpec{
+			name:                 "reclaim-sized",
+			condition:            corev1.NodeMemoryPressure,
+			signal:               "memory.available",
+			resource:             "memory",
+			offenders:            true,
+			featureGates:         map[string]bool{"EvictionReclaimSized": true},
+			configureOnceHolding: true,
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": framework.Quantity(o.MemoryAvailable - 400*framework.Mi),
+				})
+			},
+			pods: func() []victim {
+				hog := func(name, size string) *corev1.Pod {
+					return f.Pod(name, []string{"memory", "-size", size, "-rate", "100Mi"})
+				}
+				return []victim{
+					{order: 1, pod: hog("hog-a", "350Mi")},
+					{order: 1, pod: hog("hog-b", "300Mi")},
+					{order: 0, pod: hog("hog-c", "250Mi")},
+				}
+			},
+			afterEvictions: func(ctx SpecContext, ns string) {
+				By("checking both hogs went in one pass, sized to the shortfall")
+				lines, err := f.KubeletJournal(ctx, start)
+				Expect(err).NotTo(HaveOccurred())
+				var sized []string
+				for _, l := range lines {
+					if strings.Contains(l, "victims sized to the shortfall") {
+						sized = append(sized, l)
+					}
+				}
+				GinkgoWriter.Printf("sizing decisions:\n%s\n", strings.Join(sized, "\n"))
+				Expect(sized).To(ContainElement(And(
+					ContainSubstring(ns+"/hog-a"), ContainSubstring(ns+"/hog-b"), Not(ContainSubstring(ns+"/hog-c")),
+					ContainSubstring("covered=true"))), "no single pass chose exactly hog-a and hog-b")
+				a, b := disruptionTime(ctx, ns, "hog-a"), disruptionTime(ctx, ns, "hog-b")
+				Expect(a.Sub(b).Abs()).To(BeNumerically("<=", time.Second),
+					"hog-a was marked for eviction at %s, hog-b at %s: not one pass", a, b)
+			},
+		})
+	})
+})
+
+var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Serial"), func() {
+	// Pressure once the pods use 600 MiB more than when the spec started;
+	// a BestEffort hog grows at 400 MiB/s towards 2000 MiB. The monitoring
+	// loop alone looks every 10 s at stats up to 10 s old: the hog would
+	// mostly be at its full size by then. With EvictionFastPath the
+	// watcher sees the crossing within 100 ms and the kill starts at once:
+	// the hog logs the SIGTERM before it has taken 900 MiB (0.75 s of
+	// growth past the crossing).
+	It("evicts a fast-growing hog within a second of the crossing, from fresh cgroup figures", func(ctx SpecContext) {
+		start := time.Now()
+		const margin, rate, bound = 600, 400, 900 // MiB, MiB/s, MiB
+		runEviction(ctx, evictionSpec{
+			name:         "fast-path",
+			condition:    corev1.NodeMemoryPressure,
+			signal:       "memory.available",
+			resource:     "memory",
+			offenders:    true,
+			featureGates: map[string]bool{"EvictionFastPath": true},
+			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": framework.Quantity(o.MemoryAvailable - margin*framework.Mi),
+				})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 1, pod: f.Pod("fast-hog", []string{"memory", "-size", "2000Mi", "-rate", fmt.Sprintf("%dMi", rate)})},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi"))},
+				}
+			},
+			checkEvicted: func(ctx context.Context, p *corev1.Pod, _ evictionTiming) {
+				taken, at := sigtermTaken(ctx, p.Namespace, p.Name)
+				GinkgoWriter.Printf("%s: the kill started at %s with %d MiB taken (pressure from about %d MiB)\n",
+					p.Name, at.Format(time.RFC3339Nano), taken, margin)
+				Expect(taken).To(BeNumerically("<", bound), "the hog had taken %d MiB when the kill started", taken)
+			},
+			afterEvictions: func(ctx SpecContext, ns string) {
+				lines, err := f.KubeletJournal(ctx, start)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(lines).To(ContainElement(ContainSubstring("Eviction manager: fast path on")), "the kubelet did not start the fast path")
+				Expect(lines).To(ContainElement(And(ContainSubstring(`"Eviction manager: fast path"`), ContainSubstring("memory cgroup watcher"))),
+					"no fast pass of the memory cgroup watcher")
+			},
+		})
+	})
+})
+
+// sigtermRe matches a workload hog's log line for the kubelet's SIGTERM.
+var sigtermRe = regexp.MustCompile(`^received terminated with (\d+) MiB taken$`)
+
+// sigtermTaken returns how many MiB a hog had taken when it got the first
+// SIGTERM, and when (the runtime's log timestamp).
+func sigtermTaken(ctx context.Context, ns, pod string) (int64, time.Time) {
+	lines, err := f.ContainerLog(ctx, ns, pod)
+	Expect(err).NotTo(HaveOccurred())
+	for _, l := range lines {
+		if m := sigtermRe.FindStringSubmatch(l.Text); m != nil {
+			n, err := strconv.ParseInt(m[1], 10, 64)
+			Expect(err).NotTo(HaveOccurred())
+			return n, l.Time
+		}
+	}
+	Fail(fmt.Sprintf("pod %s/%s never logged a SIGTERM", ns, pod))
+	return 0, time.Time{}
+}
+
+// disruptionTime is when the kubelet marked a pod for eviction (its
+// DisruptionTarget condition).
+func disruptionTime(ctx context.Context, ns, name string) time.Time {
+	p, err := f.Client.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
+	Expect(err).NotTo(HaveOccurred())
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.DisruptionTarget {
+			return c.LastTransitionTime.Time
+		}
+	}
+	Fail("pod " + name + " has no DisruptionTarget condition: " + framework.DescribePod(p))
+	return time.Time{}
+}
