@@ -123,18 +123,20 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Serial"),
 })
 
 // sigtermRe matches a workload hog's log line for the kubelet's SIGTERM.
-var sigtermRe = regexp.MustCompile(`^received terminated with (\d+) MiB taken$`)
+var sigtermRe = regexp.MustCompile(`^received terminated at (\S+) with (\d+) MiB taken$`)
 
 // sigtermTaken returns how many MiB a hog had taken when it got the first
-// SIGTERM, and when (the runtime's log timestamp).
+// SIGTERM, and when (by the hog's clock).
 func sigtermTaken(ctx context.Context, ns, pod string) (int64, time.Time) {
 	lines, err := f.ContainerLog(ctx, ns, pod)
 	Expect(err).NotTo(HaveOccurred())
 	for _, l := range lines {
 		if m := sigtermRe.FindStringSubmatch(l.Text); m != nil {
-			n, err := strconv.ParseInt(m[1], 10, 64)
+			at, err := time.Parse(time.RFC3339Nano, m[1])
 			Expect(err).NotTo(HaveOccurred())
-			return n, l.Time
+			n, err := strconv.ParseInt(m[2], 10, 64)
+			Expect(err).NotTo(HaveOccurred())
+			return n, at
 		}
 	}
 	Fail(fmt.Sprintf("pod %s/%s never logged a SIGTERM", ns, pod))

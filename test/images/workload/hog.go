@@ -92,17 +92,20 @@ var (
 // check grace periods need a pod that uses all of its. Each signal is
 // logged with what the hog had taken when it came: with the log's
 // timestamps that is when the kubelet started the kill, and how far the
-// hog got first.
+// hog got first. The line carries the hog's own clock reading (the same
+// clock as the kubelet's on a node), so it does not depend on when the
+// runtime gets to the log.
 func survive() {
 	ch := make(chan os.Signal, 4)
 	signal.Notify(ch, syscall.SIGTERM, syscall.SIGINT)
 	go func() {
 		for sig := range ch {
+			at := time.Now()
 			what := count(taken.Load())
 			if u := takenUnit.Load(); u != nil {
 				what = (*u)(taken.Load())
 			}
-			fmt.Printf("received %s with %s taken\n", sig, what)
+			fmt.Printf("received %s at %s with %s taken\n", sig, at.UTC().Format(time.RFC3339Nano), what)
 		}
 	}()
 }

@@ -11,8 +11,8 @@
 // and the pressure hogs of the node e2e suites (test/node). Each grows at a
 // rate up to a bound, prints its progress, then holds what it took until it
 // is killed: it survives SIGTERM, so only SIGKILL ends it (the kubelet's
-// grace period runs out), and logs "received terminated with <taken>
-// taken" when the kill starts. The bound keeps a test that goes wrong from
+// grace period runs out), and logs "received terminated at <time> with
+// <taken> taken" when the kill starts. The bound keeps a test that goes wrong from
 // taking the whole machine.
 //
 //	workload memory -size 900Mi [-rate 50Mi]
