@@ -26,6 +26,12 @@
 //	    the node's pid.available like processes do.
 //	workload sleep
 //	    holds nothing, runs until killed (an innocent bystander).
+//
+// and the benchmark's sampler (scripts/bench-e2e.sh):
+//
+//	workload memwatch -cgroup D -capacity C -level L [-interval 5ms]
+//	    logs when the memory cgroup D's memory.available (C minus its
+//	    working set) falls below L and when it recovers.
 package main
 
 import (
@@ -64,6 +70,8 @@ func main() {
 		err = hogThreads(os.Args[2:])
 	case "sleep":
 		err = idle(os.Args[2:])
+	case "memwatch":
+		err = memWatch(os.Args[2:])
 	default:
 		usage()
 	}
@@ -74,7 +82,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|memwatch [flags] (see the package doc)")
 	os.Exit(2)
 }
 
