@@ -222,3 +222,20 @@ func TestStartFastPath(t *testing.T) {
 		}
 	})
 }
+
+// With the gate on but the fast path not running (it could not start),
+// the monitoring loop behaves as without the gate: no in-flight hold-off.
+func TestFastPathNotRunningLeavesTheLoopAlone(t *testing.T) {
+	setGateDuringTest(t, evictionFastPath, true)
+	pods, st := mgrMemoryPods()
+	h := mgrNewHarness(t, mgrMemoryConfig(), false, mgrMemoryPressureNode().summary(mgrEpoch, st...))
+	h.pods = pods
+	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
+		t.Fatalf("first pass evicted %v, want [besteffort]", got)
+	}
+	h.pods = pods[:2]
+	h.advance(10 * time.Second)
+	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"burstable"}) {
+		t.Errorf("second pass evicted %v, want [burstable] (no fast path, so nothing holds it off)", got)
+	}
+}

@@ -67,9 +67,10 @@ type managerImpl struct {
 	thresholdNotifiers []ThresholdNotifier
 	notifiersArmedAt   time.Time
 	//evictkit:begin EvictionFastPath
-	// The fast path's: the cgroup reader (nil while it is off), the
-	// kubelet's cleanup check, the pod stats of the last monitoring pass,
-	// and the pods evicted for memory that are still terminating.
+	// The fast path's: the cgroup reader (nil unless the fast path runs:
+	// the gate is on and Start could start it), the kubelet's cleanup
+	// check, the pod stats of the last monitoring pass, and the pods
+	// evicted for memory that are still terminating.
 	memcg        *memcgReader
 	podCleanedUp PodCleanedUpFunc
 	lastStats    podStatsIndex

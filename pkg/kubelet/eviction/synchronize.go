@@ -53,7 +53,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
 	}
 	//evictkit:begin EvictionFastPath
-	if m.fastPath {
+	if m.memcg != nil {
 		m.lastStats = stats
 		if d.target != nil && signalResource(d.target.threshold.Signal) == v1.ResourceMemory && m.memoryEvictionsInFlight() {
 			logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", d.target.resource)
@@ -194,7 +194,7 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	//evictkit:end EvictionReclaimSized
 	evicted := m.evictVictims(logger, target)
 	//evictkit:begin EvictionFastPath
-	if m.fastPath {
+	if m.memcg != nil {
 		m.noteMemoryEvictions(target, evicted)
 	}
 	//evictkit:end EvictionFastPath
