@@ -45,8 +45,12 @@ var _ = Describe("Reclaim-sized eviction", Label("Eviction", "Memory", "FastPath
 				})
 			},
 			pods: func() []victim {
+				// The kubelet restarts with the pressure already there; should
+				// it re-admit the running pods after reporting MemoryPressure,
+				// BestEffort pods must tolerate the taint to stay.
 				hog := func(name, size string) *corev1.Pod {
-					return f.Pod(name, []string{"memory", "-size", size, "-rate", "100Mi"})
+					return f.Pod(name, []string{"memory", "-size", size, "-rate", "100Mi"},
+						framework.Tolerate("node.kubernetes.io/memory-pressure"))
 				}
 				return []victim{
 					{order: 1, pod: hog("hog-a", "350Mi")},
