@@ -53,6 +53,10 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 	for done < total {
 		budget := min(slice, total-done)
 		for budget > 0 {
+			if freezeOnTerm.Load() && terminated.Load() {
+				fmt.Printf("%s: frozen at %s by SIGTERM\n", what, unit(done))
+				return nil
+			}
 			n := min(step, budget)
 			got, err := take(n)
 			done += got
@@ -81,6 +85,9 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 var (
 	taken     atomic.Int64
 	takenUnit atomic.Pointer[func(int64) string]
+	// freezeOnTerm, when set, makes grow stop at the first SIGTERM, and
+	// terminated is set once one came.
+	freezeOnTerm, terminated atomic.Bool
 )
 
 // survive makes SIGTERM and SIGINT harmless for the rest of the process,
@@ -101,6 +108,7 @@ func survive() {
 	go func() {
 		for sig := range ch {
 			at := time.Now()
+			terminated.Store(true)
 			what := count(taken.Load())
 			if u := takenUnit.Load(); u != nil {
 				what = (*u)(taken.Load())

@@ -12,8 +12,12 @@ func hogMemory(args []string) error {
 	fs := flag.NewFlagSet("memory", flag.ContinueOnError)
 	size := quantity(fs, "size", "0", "memory to take (required)")
 	rate := quantity(fs, "rate", "50Mi", "bytes per second")
+	freeze := fs.Bool("freeze-on-term", false, "stop growing at the first SIGTERM (hold what is taken): a kernel OOM kill then means the kill came too late")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *freeze {
+		freezeOnTerm.Store(true)
 	}
 	const chunk = 4 << 20
 	page := int64(syscall.Getpagesize())
