@@ -13,7 +13,7 @@ FUZZTIME ?= 10m
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
 .PHONY: help test vet fmt-check unit bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet \
-	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-e2e e2e
+	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-e2e e2e bench-e2e
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -125,6 +125,9 @@ test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBE
 
 e2e: ## Main job: build everything, bring up the cluster, run test/node and test/e2e, print a summary, remove the cluster (KEEP_CLUSTER=1, KUBELET, LABELS)
 	@bash scripts/e2e.sh
+
+bench-e2e: node-image ## Side-by-side eviction benchmark, ours (alpha gates on) vs kubelet-upstream on one node (RUNS, SCENARIOS, NODE, REPORT=1)
+	@bash scripts/bench-e2e.sh
 
 test-e2e: ## Cluster e2e suites on the two workers of the running cluster (KUBELET=evictkit|upstream, LABELS, REPEAT)
 	@bash scripts/test-e2e.sh

@@ -268,3 +268,14 @@ func WithThresholds(m map[string]string, set map[string]string) map[string]strin
 	maps.Copy(out, set)
 	return out
 }
+
+// UseKubelet switches the node under test to the other kubelet (which is
+// KubeletEvictkit or KubeletUpstream), restarting it, and returns once the
+// node is Ready on it. The kubelet configuration is left as it is.
+func (f *Framework) UseKubelet(ctx context.Context, which string) error {
+	if err := kindcluster.SwitchKubelet(ctx, f.clusterOptions(), f.Node, which); err != nil {
+		return err
+	}
+	f.Kubelet = which
+	return nil
+}

@@ -179,6 +179,19 @@ func EmptyDir(path string, medium corev1.StorageMedium, sizeLimit string) PodOpt
 	}
 }
 
+// HostPathReadOnly mounts a directory of the node read-only at path in
+// the container (the same path).
+func HostPathReadOnly(name, path string) PodOption {
+	return func(p *corev1.Pod) {
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{
+			Name:         name,
+			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path}},
+		})
+		c := &p.Spec.Containers[0]
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path, ReadOnly: true})
+	}
+}
+
 // GracePeriod sets terminationGracePeriodSeconds.
 func GracePeriod(seconds int64) PodOption {
 	return func(p *corev1.Pod) { p.Spec.TerminationGracePeriodSeconds = &seconds }

@@ -1,0 +1,50 @@
+package benche2e
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// WriteMarkdown writes the benchmark's report: one table row per scenario
+// with both kubelets' medians and the ratio ours/upstream, then what each
+// scenario does.
+func WriteMarkdown(w io.Writer, sums []Summary, node string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Side-by-side eviction benchmark on %s\n\n", node)
+	b.WriteString("Ours: the evictkit kubelet with EvictionFastPath and EvictionReclaimSized on; upstream: kubelet-upstream. ")
+	b.WriteString("Same node, same scenarios, the kubelets interleaved run by run. Latency: the memory cgroup sampler's crossing ")
+	b.WriteString("(5 ms) to the first victim's SIGTERM (its own clock). Medians; ratio = ours / upstream.\n\n")
+	b.WriteString("| Scenario | Runs (ours / upstream) | Latency ms (ours / upstream / ratio) | Taken at kill MiB (ours / upstream) | Kernel OOM runs (ours / upstream) | Relief s (ours / upstream / ratio) | Over-evicted (ours / upstream) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, s := range sums {
+		fmt.Fprintf(&b, "| %s | %s / %s | %s / %s / %s | %s / %s | %d / %d | %s / %s / %s | %d / %d |\n",
+			s.Scenario, runs(s.Ours), runs(s.Upstream),
+			num(Median(s.Ours.Latencies), 0), num(Median(s.Upstream.Latencies), 0), num(s.LatencyRatio, 3),
+			num(Median(s.Ours.TakenAtKill), 0), num(Median(s.Upstream.TakenAtKill), 0),
+			s.Ours.OOMRuns, s.Upstream.OOMRuns,
+			num(Median(s.Ours.Reliefs), 2), num(Median(s.Upstream.Reliefs), 2), num(s.ReliefRatio, 3),
+			s.Ours.OverEvicted, s.Upstream.OverEvicted)
+	}
+	b.WriteString("\n")
+	for _, sc := range Scenarios {
+		fmt.Fprintf(&b, "- `%s`: %s.\n", sc.Name, sc.What)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func runs(s Side) string {
+	if s.Failed > 0 {
+		return fmt.Sprintf("%d (%d unmeasured)", s.Runs, s.Failed)
+	}
+	return fmt.Sprintf("%d", s.Runs)
+}
+
+func num(v float64, digits int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return fmt.Sprintf("%.*f", digits, v)
+}

@@ -1,0 +1,290 @@
+package benche2e
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// Gates are the evictkit kubelet's alpha gates the benchmark turns on.
+var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": true}
+
+// Timing bounds of a run.
+const (
+	settleTimeout   = 3 * time.Minute // until the node has no pressure condition
+	startTimeout    = 2 * time.Minute // until the sampler and the hogs run
+	outcomeTimeout  = 2 * time.Minute // until every hog is evicted, OOM-killed or done
+	transition      = 5 * time.Second // evictionPressureTransitionPeriod during a run
+	afterRelief     = 15 * time.Second
+	samplerInterval = "5ms"
+	poll            = 500 * time.Millisecond
+)
+
+// Result is what one run of a scenario measured.
+type Result struct {
+	Scenario string    `json:"scenario"`
+	Kubelet  string    `json:"kubelet"`
+	Round    int       `json:"round"`
+	Start    time.Time `json:"start"`
+	// Crossed is when the sampler first saw memory.available below the
+	// threshold; Recovered when it saw it back (zero when it did not).
+	Crossed   time.Time `json:"crossed,omitzero"`
+	Recovered time.Time `json:"recovered,omitzero"`
+	// FirstKill is the earliest SIGTERM a hog logged, and TakenAtKill what
+	// that hog had taken then (MiB).
+	FirstKill   time.Time `json:"firstKill,omitzero"`
+	TakenAtKill int64     `json:"takenAtKillMiB"`
+	// Evicted and OOMKilled count hogs by how they ended; Needed is how
+	// many had to go.
+	Evicted   int `json:"evicted"`
+	OOMKilled int `json:"oomKilled"`
+	Needed    int `json:"needed"`
+	// Error is set when the run could not be measured.
+	Error string `json:"error,omitempty"`
+}
+
+// LatencyMs is the time from the crossing to the first kill, in
+// milliseconds, and whether both were seen.
+func (r Result) LatencyMs() (float64, bool) {
+	if r.Crossed.IsZero() || r.FirstKill.IsZero() {
+		return 0, false
+	}
+	return float64(r.FirstKill.Sub(r.Crossed).Microseconds()) / 1000, true
+}
+
+// ReliefSeconds is the time from the first kill to the recovery.
+func (r Result) ReliefSeconds() (float64, bool) {
+	if r.FirstKill.IsZero() || r.Recovered.IsZero() {
+		return 0, false
+	}
+	return r.Recovered.Sub(r.FirstKill).Seconds(), true
+}
+
+// OverEvicted is how many hogs were evicted beyond those needed.
+func (r Result) OverEvicted() int { return max(r.Evicted-r.Needed, 0) }
+
+// Runner runs scenarios on one node.
+type Runner struct {
+	F *framework.Framework
+	// Log receives progress lines.
+	Log func(format string, args ...any)
+}
+
+// Run runs one scenario once on the kubelet the node runs now, and cleans
+// up after itself (namespace, kubelet configuration) however it ends.
+func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
+	f := r.F
+	res = Result{Scenario: s.Name, Kubelet: f.Kubelet, Round: round, Start: time.Now(), Needed: s.Needed}
+	fail := func(err error) Result {
+		res.Error = err.Error()
+		return res
+	}
+	if err := wait.PollUntilContextTimeout(ctx, poll, settleTimeout, true, func(ctx context.Context) (bool, error) {
+		p, err := f.NodePressures(ctx)
+		return err == nil && len(p) == 0, nil
+	}); err != nil {
+		return fail(fmt.Errorf("the node did not settle without pressure: %w", err))
+	}
+	obs, err := f.Observe(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	ns, err := f.CreateNamespace(ctx, "bench-"+s.Name)
+	if err != nil {
+		return fail(err)
+	}
+	defer func() {
+		cctx := context.WithoutCancel(ctx)
+		if err := f.DeleteNamespace(cctx, ns); err != nil && res.Error == "" {
+			res.Error = "cleanup: " + err.Error()
+		}
+		if err := f.RestoreKubeletConfig(cctx); err != nil && res.Error == "" {
+			res.Error = "cleanup: " + err.Error()
+		}
+	}()
+
+	sampler := f.Pod("memwatch", []string{"memwatch", "-cgroup", "/sys/fs/cgroup/memory",
+		"-capacity", strconv.FormatInt(obs.MemoryCapacity, 10), "-level", strconv.FormatInt(s.level(obs), 10),
+		"-interval", samplerInterval},
+		framework.PriorityClass("system-node-critical"), framework.HostPathReadOnly("cgroup", "/sys/fs/cgroup"))
+	if _, err := f.CreatePod(ctx, ns, sampler); err != nil {
+		return fail(err)
+	}
+	if err := waitLog(ctx, f, ns, "memwatch", "memwatch: sampling"); err != nil {
+		return fail(err)
+	}
+	configure := func() error {
+		return f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transition}
+			s.configure(c, obs)
+			if f.Kubelet == framework.KubeletEvictkit {
+				c.FeatureGates = maps.Clone(c.FeatureGates)
+				if c.FeatureGates == nil {
+					c.FeatureGates = map[string]bool{}
+				}
+				maps.Copy(c.FeatureGates, Gates)
+			}
+		})
+	}
+	if !s.HoldFirst {
+		if err := configure(); err != nil {
+			return fail(err)
+		}
+	}
+	hogs := s.pods(f)
+	for _, p := range hogs {
+		if _, err := f.CreatePod(ctx, ns, p); err != nil {
+			return fail(err)
+		}
+	}
+	if s.HoldFirst {
+		for _, p := range hogs {
+			if err := waitLog(ctx, f, ns, p.Name, "holding until killed"); err != nil {
+				return fail(err)
+			}
+		}
+		if err := configure(); err != nil {
+			return fail(err)
+		}
+	}
+	// Every hog but those the pressure spares ends; then the signal must be
+	// back and stay back a while, so late evictions are counted too.
+	var ended []string
+	err = wait.PollUntilContextTimeout(ctx, poll, outcomeTimeout, true, func(ctx context.Context) (bool, error) {
+		ended, err = endedHogs(ctx, f, ns, hogs)
+		return err == nil && len(ended) >= s.Needed, nil
+	})
+	if err != nil {
+		return fail(fmt.Errorf("only %v of the hogs ended within %s: %w", ended, outcomeTimeout, err))
+	}
+	select {
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	case <-time.After(afterRelief):
+	}
+	if err := r.collect(ctx, ns, hogs, &res); err != nil {
+		return fail(err)
+	}
+	return res
+}
+
+// endedHogs lists the hogs that are no longer running.
+func endedHogs(ctx context.Context, f *framework.Framework, ns string, hogs []*corev1.Pod) ([]string, error) {
+	pods, err := f.Pods(ctx, ns)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range pods {
+		if isHog(p.Name, hogs) && (p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded) {
+			out = append(out, p.Name)
+		}
+	}
+	return out, nil
+}
+
+func isHog(name string, hogs []*corev1.Pod) bool {
+	return slices.ContainsFunc(hogs, func(p *corev1.Pod) bool { return p.Name == name })
+}
+
+// Log lines of the sampler and the hogs.
+var (
+	crossedRe   = regexp.MustCompile(`^crossed at (\S+) available (-?\d+)$`)
+	recoveredRe = regexp.MustCompile(`^recovered at (\S+) available (-?\d+)$`)
+	sigtermRe   = regexp.MustCompile(`^received terminated at (\S+) with (\d+) MiB taken$`)
+)
+
+// collect fills in the measurements from the sampler's and the hogs' logs
+// and the hogs' statuses.
+func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, res *Result) error {
+	f := r.F
+	lines, err := f.ContainerLog(ctx, ns, "memwatch")
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if m := crossedRe.FindStringSubmatch(l.Text); m != nil && res.Crossed.IsZero() {
+			res.Crossed, _ = time.Parse(time.RFC3339Nano, m[1])
+		}
+		if m := recoveredRe.FindStringSubmatch(l.Text); m != nil && res.Recovered.IsZero() {
+			res.Recovered, _ = time.Parse(time.RFC3339Nano, m[1])
+		}
+	}
+	pods, err := f.Pods(ctx, ns)
+	if err != nil {
+		return err
+	}
+	for _, p := range pods {
+		if !isHog(p.Name, hogs) {
+			continue
+		}
+		switch {
+		case oomKilled(&p):
+			res.OOMKilled++
+		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == framework.EvictedReason:
+			res.Evicted++
+		}
+		hl, err := f.ContainerLog(ctx, ns, p.Name)
+		if err != nil {
+			continue // an OOM-killed container's log may be gone with it
+		}
+		for _, l := range hl {
+			m := sigtermRe.FindStringSubmatch(l.Text)
+			if m == nil {
+				continue
+			}
+			at, err := time.Parse(time.RFC3339Nano, m[1])
+			if err != nil {
+				return fmt.Errorf("pod %s: %q: %w", p.Name, l.Text, err)
+			}
+			if res.FirstKill.IsZero() || at.Before(res.FirstKill) {
+				res.FirstKill = at
+				res.TakenAtKill, _ = strconv.ParseInt(m[2], 10, 64)
+			}
+			break
+		}
+	}
+	return nil
+}
+
+// oomKilled reports whether the kernel OOM killer ended a container of p.
+func oomKilled(p *corev1.Pod) bool {
+	for _, c := range p.Status.ContainerStatuses {
+		if t := c.State.Terminated; t != nil && t.Reason == "OOMKilled" {
+			return true
+		}
+		if t := c.LastTerminationState.Terminated; t != nil && t.Reason == "OOMKilled" {
+			return true
+		}
+	}
+	return false
+}
+
+// waitLog waits until a pod's log has a line starting with prefix.
+func waitLog(ctx context.Context, f *framework.Framework, ns, pod, prefix string) error {
+	var last string
+	err := wait.PollUntilContextTimeout(ctx, poll, startTimeout, true, func(ctx context.Context) (bool, error) {
+		lines, err := f.ContainerLog(ctx, ns, pod)
+		if err != nil {
+			last = err.Error()
+			return false, nil
+		}
+		return slices.ContainsFunc(lines, func(l framework.LogLine) bool { return strings.HasPrefix(l.Text, prefix) }), nil
+	})
+	if err != nil {
+		return fmt.Errorf("pod %s/%s did not log %q within %s (%s): %w", ns, pod, prefix, startTimeout, last, err)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+// Package benche2e is the side-by-side benchmark of the evictkit kubelet
+// (alpha gates on) against kubelet-upstream on one kind node (make
+// bench-e2e): the same memory-pressure scenarios on the same node, the two
+// kubelets interleaved, each run measured from a 5 ms sampler of the
+// node's memory cgroup and the hogs' own logs.
+package benche2e
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// Scenario is one benchmark scenario: thresholds set relative to what the
+// node observes, hog pods, and what a run of it measures.
+type Scenario struct {
+	// Name is short and stable: results and reports are keyed by it.
+	Name string
+	// What says in a sentence what it does and measures.
+	What string
+	// Margin is how much more the pods may use than when the run started
+	// before memory.available meets its threshold (bytes).
+	Margin int64
+	// Allocatable, when set, puts the pods under a kubepods cgroup limit
+	// AllocatableRoom above what they use when the run starts (kubeReserved
+	// and enforceNodeAllocatable=pods), with the threshold Margin below it
+	// through allocatableMemory.available: the kernel OOM killer acts once
+	// the pods take AllocatableRoom, the kubelet should act at Margin.
+	Allocatable     bool
+	AllocatableRoom int64
+	// Hogs are the hog pods, in the order the kubelet ranks them (largest
+	// first); Needed is how many of them must go to relieve the pressure.
+	Hogs   []Hog
+	Needed int
+	// HoldFirst: the hogs reach their size before the thresholds are set,
+	// so the kubelet first sees the whole shortfall at once.
+	HoldFirst bool
+}
+
+// Hog is one memory hog of a scenario.
+type Hog struct {
+	Name string
+	// Size and Rate are quantities ("2000Mi", "1Gi" per second).
+	Size, Rate string
+}
+
+// Scenarios are the benchmark's scenarios, in the order a round runs them.
+var Scenarios = []Scenario{
+	{
+		Name:   "latency-200Mi",
+		What:   "one hog growing at 200 MiB/s crosses memory.available 600 MiB above where it started: time from the crossing (sampler) to the kill's SIGTERM (hog)",
+		Margin: 600 * framework.Mi,
+		Hogs:   []Hog{{Name: "hog", Size: "2500Mi", Rate: "200Mi"}},
+		Needed: 1,
+	},
+	{
+		Name:   "latency-1Gi",
+		What:   "the same at 1 GiB/s",
+		Margin: 600 * framework.Mi,
+		Hogs:   []Hog{{Name: "hog", Size: "3000Mi", Rate: "1Gi"}},
+		Needed: 1,
+	},
+	{
+		Name:            "oom",
+		What:            "a hog at 1 GiB/s under a kubepods limit 700 MiB above the pods' use, threshold 400 MiB above it (allocatableMemory.available 300Mi): did the kernel OOM killer act before the kubelet?",
+		Margin:          400 * framework.Mi,
+		Allocatable:     true,
+		AllocatableRoom: 700 * framework.Mi,
+		Hogs:            []Hog{{Name: "hog", Size: "1500Mi", Rate: "1Gi"}},
+		Needed:          1,
+	},
+	{
+		Name:      "relief-k3",
+		What:      "four hogs of 300 MiB hold 1200 MiB when a threshold 450 MiB above the start is set: three must go; time from the first kill to the signal's recovery, and pods evicted beyond the three",
+		Margin:    450 * framework.Mi,
+		HoldFirst: true,
+		Hogs: []Hog{
+			{Name: "hog-a", Size: "330Mi", Rate: "200Mi"},
+			{Name: "hog-b", Size: "310Mi", Rate: "200Mi"},
+			{Name: "hog-c", Size: "290Mi", Rate: "200Mi"},
+			{Name: "hog-d", Size: "270Mi", Rate: "200Mi"},
+		},
+		Needed: 3,
+	},
+}
+
+// ScenarioByName returns the named scenario.
+func ScenarioByName(name string) (Scenario, error) {
+	for _, s := range Scenarios {
+		if s.Name == name {
+			return s, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("no scenario %q", name)
+}
+
+// configure sets the scenario's thresholds from the observations.
+func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+	if !s.Allocatable {
+		c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+			"memory.available": framework.Quantity(o.MemoryAvailable - s.Margin),
+		})
+		return
+	}
+	// The kubepods limit is capacity − kubeReserved; allocatableMemory.available
+	// is measured against it, with memory.available's hard threshold.
+	threshold := s.AllocatableRoom - s.Margin
+	c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": framework.Quantity(threshold)})
+	c.EnforceNodeAllocatable = []string{"pods"}
+	c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
+		"memory": framework.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - s.AllocatableRoom),
+	})
+}
+
+// level is the node's memory.available level the sampler watches: where the
+// threshold is met (for the allocatable scenario, none: the sampler still
+// records the low point).
+func (s Scenario) level(o framework.Observations) int64 {
+	return o.MemoryAvailable - s.Margin
+}
+
+// pods are the scenario's hog pods on f's node. Every hog stops growing at
+// the first SIGTERM: a kernel OOM kill then means the kubelet acted late.
+func (s Scenario) pods(f *framework.Framework) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, h := range s.Hogs {
+		out = append(out, f.Pod(h.Name, []string{"memory", "-size", h.Size, "-rate", h.Rate, "-freeze-on-term"},
+			// A kubelet that restarts under pressure must not reject them.
+			framework.Tolerate("node.kubernetes.io/memory-pressure")))
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package benche2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+)
+
+// ReadResults reads results written one JSON object per line.
+func ReadResults(r io.Reader) ([]Result, error) {
+	var out []Result
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var res Result
+		if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
+			return nil, fmt.Errorf("results line %d: %w", n, err)
+		}
+		out = append(out, res)
+	}
+	return out, sc.Err()
+}
+
+// Side is one kubelet's figures for one scenario.
+type Side struct {
+	Runs, Failed int // runs, and runs that could not be measured
+	// Latencies (ms) and reliefs (s) of the runs that measured them.
+	Latencies, Reliefs []float64
+	// TakenAtKill is what the first victim had taken at its kill (MiB).
+	TakenAtKill []float64
+	OOMRuns     int // runs in which the kernel OOM killer ended a hog
+	OverEvicted int // hogs evicted beyond those needed, over all runs
+	// Evictions counts the hogs evicted, over all runs.
+	Evictions int
+}
+
+// Summary is one scenario's figures for both kubelets.
+type Summary struct {
+	Scenario         string
+	Ours, Upstream   Side
+	LatencyRatio     float64 // median ours / median upstream; NaN when unknown
+	ReliefRatio      float64
+	TakenAtKillRatio float64
+}
+
+// Summarize groups results by scenario, in the order of Scenarios.
+func Summarize(results []Result) []Summary {
+	var out []Summary
+	for _, sc := range Scenarios {
+		s := Summary{Scenario: sc.Name}
+		for _, r := range results {
+			if r.Scenario != sc.Name {
+				continue
+			}
+			side := &s.Upstream
+			if r.Kubelet == "evictkit" {
+				side = &s.Ours
+			}
+			side.Runs++
+			if r.Error != "" {
+				side.Failed++
+				continue
+			}
+			if v, ok := r.LatencyMs(); ok {
+				side.Latencies = append(side.Latencies, v)
+				side.TakenAtKill = append(side.TakenAtKill, float64(r.TakenAtKill))
+			}
+			if v, ok := r.ReliefSeconds(); ok {
+				side.Reliefs = append(side.Reliefs, v)
+			}
+			if r.OOMKilled > 0 {
+				side.OOMRuns++
+			}
+			side.OverEvicted += r.OverEvicted()
+			side.Evictions += r.Evicted
+		}
+		if s.Ours.Runs+s.Upstream.Runs == 0 {
+			continue
+		}
+		s.LatencyRatio = ratio(Median(s.Ours.Latencies), Median(s.Upstream.Latencies))
+		s.ReliefRatio = ratio(Median(s.Ours.Reliefs), Median(s.Upstream.Reliefs))
+		s.TakenAtKillRatio = ratio(Median(s.Ours.TakenAtKill), Median(s.Upstream.TakenAtKill))
+		out = append(out, s)
+	}
+	return out
+}
+
+// Median of xs; NaN when empty.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+func ratio(a, b float64) float64 {
+	if math.IsNaN(a) || math.IsNaN(b) || b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// WriteResult appends one result as a JSON line.
+func WriteResult(w io.Writer, r Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}

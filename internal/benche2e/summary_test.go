@@ -1,0 +1,124 @@
+package benche2e
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func result(scenario, kubelet string, latency, relief time.Duration, evicted, oom, needed int) Result {
+	r := Result{Scenario: scenario, Kubelet: kubelet, Crossed: t0, Evicted: evicted, OOMKilled: oom, Needed: needed, TakenAtKill: 700}
+	if latency >= 0 {
+		r.FirstKill = t0.Add(latency)
+	}
+	if relief >= 0 && latency >= 0 {
+		r.Recovered = r.FirstKill.Add(relief)
+	}
+	return r
+}
+
+func TestSummarize(t *testing.T) {
+	results := []Result{
+		result("latency-200Mi", "evictkit", 40*time.Millisecond, time.Second, 1, 0, 1),
+		result("latency-200Mi", "evictkit", 60*time.Millisecond, time.Second, 1, 0, 1),
+		result("latency-200Mi", "evictkit", 80*time.Millisecond, time.Second, 1, 0, 1),
+		result("latency-200Mi", "upstream", 8*time.Second, time.Second, 1, 0, 1),
+		result("latency-200Mi", "upstream", 12*time.Second, time.Second, 1, 0, 1),
+		{Scenario: "latency-200Mi", Kubelet: "upstream", Error: "the node did not settle"},
+		result("oom", "evictkit", 50*time.Millisecond, time.Second, 1, 0, 1),
+		result("oom", "upstream", -1, -1, 0, 1, 1),
+		result("relief-k3", "evictkit", 0, 1500*time.Millisecond, 3, 0, 3),
+		result("relief-k3", "upstream", 0, 25*time.Second, 4, 0, 3),
+	}
+	sums := Summarize(results)
+	if len(sums) != 3 || sums[0].Scenario != "latency-200Mi" || sums[1].Scenario != "oom" || sums[2].Scenario != "relief-k3" {
+		t.Fatalf("summaries for %v, want latency-200Mi, oom, relief-k3 in scenario order", names(sums))
+	}
+	l := sums[0]
+	if l.Ours.Runs != 3 || l.Upstream.Runs != 3 || l.Upstream.Failed != 1 {
+		t.Errorf("runs %d/%d failed %d, want 3/3 with 1 failed", l.Ours.Runs, l.Upstream.Runs, l.Upstream.Failed)
+	}
+	if m := Median(l.Ours.Latencies); m != 60 {
+		t.Errorf("our median latency %v, want 60", m)
+	}
+	if m := Median(l.Upstream.Latencies); m != 10000 {
+		t.Errorf("upstream median latency %v, want 10000 (of 8000 and 12000)", m)
+	}
+	if math.Abs(l.LatencyRatio-0.006) > 1e-9 {
+		t.Errorf("latency ratio %v, want 0.006", l.LatencyRatio)
+	}
+	o := sums[1]
+	if o.Ours.OOMRuns != 0 || o.Upstream.OOMRuns != 1 || len(o.Upstream.Latencies) != 0 {
+		t.Errorf("oom: %+v / %+v, want upstream's one OOM run and no latency for it", o.Ours, o.Upstream)
+	}
+	r := sums[2]
+	if r.Ours.OverEvicted != 0 || r.Upstream.OverEvicted != 1 || Median(r.Upstream.Reliefs) != 25 {
+		t.Errorf("relief: over-evicted %d/%d relief %v, want 0/1 and 25 s upstream", r.Ours.OverEvicted, r.Upstream.OverEvicted, r.Upstream.Reliefs)
+	}
+}
+
+func names(sums []Summary) []string {
+	var out []string
+	for _, s := range sums {
+		out = append(out, s.Scenario)
+	}
+	return out
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}, {[]float64{7}, 7}} {
+		if got := Median(tc.in); got != tc.want {
+			t.Errorf("Median(%v) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+	if !math.IsNaN(Median(nil)) {
+		t.Error("Median(nil) is not NaN")
+	}
+}
+
+func TestResultsRoundTripAndReport(t *testing.T) {
+	in := []Result{
+		result("latency-1Gi", "evictkit", 30*time.Millisecond, time.Second, 1, 0, 1),
+		result("latency-1Gi", "upstream", 9*time.Second, time.Second, 1, 0, 1),
+	}
+	var buf bytes.Buffer
+	for _, r := range in {
+		if err := WriteResult(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, err := ReadResults(&buf)
+	if err != nil || len(out) != 2 || !out[0].FirstKill.Equal(in[0].FirstKill) {
+		t.Fatalf("round trip: %+v, %v", out, err)
+	}
+	if _, err := ReadResults(strings.NewReader("{not json\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("bad line: %v, want an error naming line 1", err)
+	}
+	var md bytes.Buffer
+	if err := WriteMarkdown(&md, Summarize(out), "evictkit-worker"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "| latency-1Gi | 1 / 1 | 30 / 9000 / 0.003 |") {
+		t.Errorf("report row missing:\n%s", md.String())
+	}
+	png := filepath.Join(t.TempDir(), "latency.png")
+	if err := PlotLatencies(png, Summarize(out)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(png)
+	if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("plot: %d bytes, %v; want a PNG", len(b), err)
+	}
+	if err := PlotLatencies(png, nil); err == nil {
+		t.Error("plotting nothing did not fail")
+	}
+}
