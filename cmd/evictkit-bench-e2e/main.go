@@ -142,7 +142,10 @@ func describe(r benche2e.Result) string {
 		return s + " not measured: " + r.Error
 	}
 	if ms, ok := r.LatencyMs(); ok {
-		s += fmt.Sprintf(" crossing to kill %.0f ms, %d MiB taken at the kill;", ms, r.TakenAtKill)
+		s += fmt.Sprintf(" crossing to kill call %.0f ms;", ms)
+	}
+	if ms, ok := r.TerminationMs(); ok {
+		s += fmt.Sprintf(" to the victim's SIGTERM %.0f ms, %d MiB taken then;", ms, r.TakenAtKill)
 	}
 	if sec, ok := r.ReliefSeconds(); ok {
 		s += fmt.Sprintf(" relief %.2f s after the first kill;", sec)

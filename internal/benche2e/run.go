@@ -42,8 +42,12 @@ type Result struct {
 	// threshold; Recovered when it saw it back (zero when it did not).
 	Crossed   time.Time `json:"crossed,omitzero"`
 	Recovered time.Time `json:"recovered,omitzero"`
+	// KillCall is when the kubelet logged that it must evict pods, right
+	// before it ranks them and calls the kill (both kubelets log it).
+	KillCall time.Time `json:"killCall,omitzero"`
 	// FirstKill is the earliest SIGTERM a hog logged, and TakenAtKill what
-	// that hog had taken then (MiB).
+	// that hog had taken then (MiB). The kill goes through the kubelet's
+	// pod worker between KillCall and FirstKill.
 	FirstKill   time.Time `json:"firstKill,omitzero"`
 	TakenAtKill int64     `json:"takenAtKillMiB"`
 	// Evicted and OOMKilled count hogs by how they ended; Needed is how
@@ -55,13 +59,19 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 }
 
-// LatencyMs is the time from the crossing to the first kill, in
+// LatencyMs is the time from the crossing to the kill call, in
 // milliseconds, and whether both were seen.
-func (r Result) LatencyMs() (float64, bool) {
-	if r.Crossed.IsZero() || r.FirstKill.IsZero() {
+func (r Result) LatencyMs() (float64, bool) { return msBetween(r.Crossed, r.KillCall) }
+
+// TerminationMs is the time from the crossing to the first victim's
+// SIGTERM, the start of its termination.
+func (r Result) TerminationMs() (float64, bool) { return msBetween(r.Crossed, r.FirstKill) }
+
+func msBetween(a, b time.Time) (float64, bool) {
+	if a.IsZero() || b.IsZero() {
 		return 0, false
 	}
-	return float64(r.FirstKill.Sub(r.Crossed).Microseconds()) / 1000, true
+	return float64(b.Sub(a).Microseconds()) / 1000, true
 }
 
 // ReliefSeconds is the time from the first kill to the recovery.
@@ -144,10 +154,14 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		}
 	}
 	hogs := s.pods(f)
+	// The kubelet removes an evicted pod's containers and their logs at
+	// once: what the hogs log is followed from the start.
+	logs := map[string]*framework.LogFollower{}
 	for _, p := range hogs {
 		if _, err := f.CreatePod(ctx, ns, p); err != nil {
 			return fail(err)
 		}
+		logs[p.Name] = f.FollowContainerLog(ctx, ns, p.Name)
 	}
 	if s.HoldFirst {
 		for _, p := range hogs {
@@ -174,7 +188,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		return fail(ctx.Err())
 	case <-time.After(afterRelief):
 	}
-	if err := r.collect(ctx, ns, hogs, &res); err != nil {
+	if err := r.collect(ctx, ns, hogs, logs, &res); err != nil {
 		return fail(err)
 	}
 	return res
@@ -208,7 +222,7 @@ var (
 
 // collect fills in the measurements from the sampler's and the hogs' logs
 // and the hogs' statuses.
-func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, res *Result) error {
+func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, logs map[string]*framework.LogFollower, res *Result) error {
 	f := r.F
 	lines, err := f.ContainerLog(ctx, ns, "memwatch")
 	if err != nil {
@@ -220,6 +234,19 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, res
 		}
 		if m := recoveredRe.FindStringSubmatch(l.Text); m != nil && res.Recovered.IsZero() {
 			res.Recovered, _ = time.Parse(time.RFC3339Nano, m[1])
+		}
+	}
+	journal, err := f.KubeletJournal(ctx, res.Start)
+	if err != nil {
+		return err
+	}
+	for _, l := range journal {
+		if !strings.Contains(l, mustEvictLine) {
+			continue
+		}
+		if at, ok := klogTime(l, res.Start); ok && !at.Before(res.Crossed.Add(-time.Second)) {
+			res.KillCall = at
+			break
 		}
 	}
 	pods, err := f.Pods(ctx, ns)
@@ -236,9 +263,9 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, res
 		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == framework.EvictedReason:
 			res.Evicted++
 		}
-		hl, err := f.ContainerLog(ctx, ns, p.Name)
+		hl, err := logs[p.Name].Lines()
 		if err != nil {
-			continue // an OOM-killed container's log may be gone with it
+			return fmt.Errorf("pod %s: %w", p.Name, err)
 		}
 		for _, l := range hl {
 			m := sigtermRe.FindStringSubmatch(l.Text)
@@ -257,6 +284,28 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, res
 		}
 	}
 	return nil
+}
+
+// mustEvictLine is what both kubelets log right before they rank the pods
+// and kill (pkg/kubelet/eviction, at the default verbosity).
+const mustEvictLine = `"Eviction manager: must evict pod(s) to reclaim"`
+
+// klogTime reads the time of a klog line ("I1201 06:48:32.835743 ..."),
+// which has no year: the year is near's (the node's clock is UTC).
+func klogTime(line string, near time.Time) (time.Time, bool) {
+	if len(line) < 21 {
+		return time.Time{}, false
+	}
+	t, err := time.Parse("0102 15:04:05.000000", line[1:21])
+	if err != nil {
+		return time.Time{}, false
+	}
+	t = time.Date(near.UTC().Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
+	// Around New Year the line may be of the year before.
+	if t.Sub(near) > 180*24*time.Hour {
+		t = t.AddDate(-1, 0, 0)
+	}
+	return t, true
 }
 
 // oomKilled reports whether the kernel OOM killer ended a container of p.

@@ -30,8 +30,10 @@ func ReadResults(r io.Reader) ([]Result, error) {
 // Side is one kubelet's figures for one scenario.
 type Side struct {
 	Runs, Failed int // runs, and runs that could not be measured
-	// Latencies (ms) and reliefs (s) of the runs that measured them.
-	Latencies, Reliefs []float64
+	// Latencies (crossing to kill call) and Terminations (crossing to the
+	// victim's SIGTERM), in ms, and Reliefs (s), of the runs that measured
+	// them.
+	Latencies, Terminations, Reliefs []float64
 	// TakenAtKill is what the first victim had taken at its kill (MiB).
 	TakenAtKill []float64
 	OOMRuns     int // runs in which the kernel OOM killer ended a hog
@@ -45,6 +47,7 @@ type Summary struct {
 	Scenario         string
 	Ours, Upstream   Side
 	LatencyRatio     float64 // median ours / median upstream; NaN when unknown
+	TerminationRatio float64
 	ReliefRatio      float64
 	TakenAtKillRatio float64
 }
@@ -69,6 +72,9 @@ func Summarize(results []Result) []Summary {
 			}
 			if v, ok := r.LatencyMs(); ok {
 				side.Latencies = append(side.Latencies, v)
+			}
+			if v, ok := r.TerminationMs(); ok {
+				side.Terminations = append(side.Terminations, v)
 				side.TakenAtKill = append(side.TakenAtKill, float64(r.TakenAtKill))
 			}
 			if v, ok := r.ReliefSeconds(); ok {
@@ -84,6 +90,7 @@ func Summarize(results []Result) []Summary {
 			continue
 		}
 		s.LatencyRatio = ratio(Median(s.Ours.Latencies), Median(s.Upstream.Latencies))
+		s.TerminationRatio = ratio(Median(s.Ours.Terminations), Median(s.Upstream.Terminations))
 		s.ReliefRatio = ratio(Median(s.Ours.Reliefs), Median(s.Upstream.Reliefs))
 		s.TakenAtKillRatio = ratio(Median(s.Ours.TakenAtKill), Median(s.Upstream.TakenAtKill))
 		out = append(out, s)

@@ -15,7 +15,8 @@ var t0 = time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 func result(scenario, kubelet string, latency, relief time.Duration, evicted, oom, needed int) Result {
 	r := Result{Scenario: scenario, Kubelet: kubelet, Crossed: t0, Evicted: evicted, OOMKilled: oom, Needed: needed, TakenAtKill: 700}
 	if latency >= 0 {
-		r.FirstKill = t0.Add(latency)
+		r.KillCall = t0.Add(latency)
+		r.FirstKill = r.KillCall.Add(500 * time.Millisecond)
 	}
 	if relief >= 0 && latency >= 0 {
 		r.Recovered = r.FirstKill.Add(relief)
@@ -71,6 +72,21 @@ func names(sums []Summary) []string {
 	return out
 }
 
+func TestKlogTime(t *testing.T) {
+	near := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	got, ok := klogTime(`I1201 06:48:32.835743    5038 synchronize.go:189] "Eviction manager: must evict pod(s) to reclaim"`, near)
+	if want := time.Date(2026, 12, 1, 6, 48, 32, 835743000, time.UTC); !ok || !got.Equal(want) {
+		t.Errorf("klogTime = %v, %v; want %v", got, ok, want)
+	}
+	got, ok = klogTime("I1231 23:59:59.000001 1 x.go:1] late", time.Date(2027, 1, 1, 0, 0, 1, 0, time.UTC))
+	if want := time.Date(2026, 12, 31, 23, 59, 59, 1000, time.UTC); !ok || !got.Equal(want) {
+		t.Errorf("klogTime across New Year = %v, %v; want %v", got, ok, want)
+	}
+	if _, ok := klogTime("short", near); ok {
+		t.Error("a short line parsed")
+	}
+}
+
 func TestMedian(t *testing.T) {
 	for _, tc := range []struct {
 		in   []float64
@@ -107,7 +123,7 @@ func TestResultsRoundTripAndReport(t *testing.T) {
 	if err := WriteMarkdown(&md, Summarize(out), "evictkit-worker"); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "| latency-1Gi | 1 / 1 | 30 / 9000 / 0.003 |") {
+	if !strings.Contains(md.String(), "| latency-1Gi | 1 / 1 | 30 / 9000 / 0.003 | 530 / 9500 / 0.056 |") {
 		t.Errorf("report row missing:\n%s", md.String())
 	}
 	png := filepath.Join(t.TempDir(), "latency.png")

@@ -53,6 +53,10 @@ type victim struct {
 	// limit is set for a local storage limit eviction: the
 	// kubelet_evictions label and the start of the pod's message.
 	limit *limitEviction
+	// followLog: the spec needs what the pod logged until it was killed
+	// (evictionTiming.log); the log is followed from the start, as the
+	// kubelet removes an evicted pod's containers and logs at once.
+	followLog bool
 }
 
 // limitEviction is what a local storage limit eviction must show.
@@ -108,6 +112,8 @@ type evictionTiming struct {
 	// evicted pod's exited containers at once, and the pod's status may
 	// then only say ContainerStatusUnknown.
 	failedSeen time.Time
+	// log is what the pod logged, for victims with followLog.
+	log []framework.LogLine
 }
 
 // runEviction runs an eviction spec to the end: pressure, evictions in
@@ -178,7 +184,12 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		_, err := f.CreatePod(ctx, ns, v.pod)
 		Expect(err).NotTo(HaveOccurred())
 	}
-	w := &watch{ns: ns, victims: victims}
+	w := &watch{ns: ns, victims: victims, logs: map[string]*framework.LogFollower{}}
+	for _, v := range victims {
+		if v.followLog {
+			w.logs[v.pod.Name] = f.FollowContainerLog(ctx, ns, v.pod.Name)
+		}
+	}
 	if s.configureOnceHolding {
 		By("waiting until every pod holds what it takes")
 		Eventually(ctx, func(g Gomega) {
@@ -224,7 +235,13 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 			wantCounts[s.signal]++
 		}
 		if s.checkEvicted != nil {
-			s.checkEvicted(ctx, p, evictionTiming{pressureSince: pressureSince, failedSeen: w.failedSeen[p.Name]})
+			t := evictionTiming{pressureSince: pressureSince, failedSeen: w.failedSeen[p.Name]}
+			if l := w.logs[p.Name]; l != nil {
+				var err error
+				t.log, err = l.Lines()
+				Expect(err).NotTo(HaveOccurred())
+			}
+			s.checkEvicted(ctx, p, t)
 		}
 	}
 	if s.afterEvictions != nil {
@@ -422,6 +439,8 @@ type watch struct {
 	byName  map[string]*corev1.Pod
 	// failedSeen is when each pod was first seen Failed.
 	failedSeen map[string]time.Time
+	// logs follow the logs of the victims with followLog.
+	logs map[string]*framework.LogFollower
 }
 
 // check reads the pods and the node and stops the wait on a broken

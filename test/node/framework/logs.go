@@ -1,12 +1,17 @@
 package framework
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // KubeletJournal returns the kubelet's journal lines (messages only) since
@@ -55,4 +60,63 @@ func parseLogLines(raw string) ([]LogLine, error) {
 		out = append(out, LogLine{Time: t, Text: text})
 	}
 	return out, nil
+}
+
+// LogFollower collects a container's log lines while it runs. The kubelet
+// removes an evicted pod's containers, and their logs with them, as soon
+// as they have stopped, so a test that needs what a victim logged last
+// follows the log from the start.
+type LogFollower struct {
+	mu    sync.Mutex
+	lines []LogLine
+	err   error
+}
+
+// FollowContainerLog starts following the log of a pod's first container,
+// from its first line (retrying until the container has started), until
+// the container ends or ctx is done.
+func (f *Framework) FollowContainerLog(ctx context.Context, ns, pod string) *LogFollower {
+	l := &LogFollower{}
+	go func() {
+		var stream io.ReadCloser
+		err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+			var err error
+			stream, err = f.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Follow: true, Timestamps: true}).Stream(ctx)
+			return err == nil, nil
+		})
+		if err != nil {
+			l.fail(fmt.Errorf("following the log of pod %s/%s: %w", ns, pod, err))
+			return
+		}
+		defer stream.Close()
+		sc := bufio.NewScanner(stream)
+		for sc.Scan() {
+			lines, err := parseLogLines(sc.Text())
+			if err != nil {
+				l.fail(err)
+				return
+			}
+			l.mu.Lock()
+			l.lines = append(l.lines, lines...)
+			l.mu.Unlock()
+		}
+		if err := sc.Err(); err != nil && ctx.Err() == nil {
+			l.fail(fmt.Errorf("following the log of pod %s/%s: %w", ns, pod, err))
+		}
+	}()
+	return l
+}
+
+func (l *LogFollower) fail(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.err = err
+}
+
+// Lines returns the lines collected so far, and the error that ended the
+// following early, if any.
+func (l *LogFollower) Lines() ([]LogLine, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines), l.err
 }
