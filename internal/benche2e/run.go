@@ -111,7 +111,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 	if err != nil {
 		return fail(err)
 	}
-	ns, err := f.CreateNamespace(ctx, "bench-"+s.Name)
+	ns, err := f.CreateNamespace(ctx, strings.ToLower(s.Name))
 	if err != nil {
 		return fail(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // KubeletJournal returns the kubelet's journal lines (messages only) since
@@ -74,37 +74,63 @@ type LogFollower struct {
 
 // FollowContainerLog starts following the log of a pod's first container,
 // from its first line (retrying until the container has started), until
-// the container ends or ctx is done.
+// the container ends or ctx is done. The stream comes from the kubelet: a
+// kubelet restart ends it, and the follower then picks up where it was.
 func (f *Framework) FollowContainerLog(ctx context.Context, ns, pod string) *LogFollower {
 	l := &LogFollower{}
 	go func() {
-		var stream io.ReadCloser
-		err := wait.PollUntilContextCancel(ctx, 200*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			var err error
-			stream, err = f.Client.CoreV1().Pods(ns).GetLogs(pod, &corev1.PodLogOptions{Follow: true, Timestamps: true}).Stream(ctx)
-			return err == nil, nil
-		})
-		if err != nil {
-			l.fail(fmt.Errorf("following the log of pod %s/%s: %w", ns, pod, err))
-			return
-		}
-		defer stream.Close()
-		sc := bufio.NewScanner(stream)
-		for sc.Scan() {
-			lines, err := parseLogLines(sc.Text())
-			if err != nil {
-				l.fail(err)
+		var last time.Time
+		for ctx.Err() == nil {
+			opts := &corev1.PodLogOptions{Follow: true, Timestamps: true}
+			if !last.IsZero() {
+				since := metav1.NewTime(last)
+				opts.SinceTime = &since
+			}
+			stream, err := f.Client.CoreV1().Pods(ns).GetLogs(pod, opts).Stream(ctx)
+			if err == nil {
+				last, err = l.read(stream, last)
+				stream.Close()
+			}
+			// The stream ended, broke or could not start (the container is
+			// not running yet, the kubelet restarted): go on while the
+			// container may still log. An error is kept only if it is the
+			// last word.
+			p, perr := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+			if perr != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+				if err != nil && last.IsZero() && ctx.Err() == nil {
+					l.fail(fmt.Errorf("following the log of pod %s/%s: %w", ns, pod, err))
+				}
 				return
 			}
-			l.mu.Lock()
-			l.lines = append(l.lines, lines...)
-			l.mu.Unlock()
-		}
-		if err := sc.Err(); err != nil && ctx.Err() == nil {
-			l.fail(fmt.Errorf("following the log of pod %s/%s: %w", ns, pod, err))
+			select {
+			case <-ctx.Done():
+			case <-time.After(200 * time.Millisecond):
+			}
 		}
 	}()
 	return l
+}
+
+// read adds the lines of stream later than last and returns the time of
+// the last line read.
+func (l *LogFollower) read(stream io.Reader, last time.Time) (time.Time, error) {
+	sc := bufio.NewScanner(stream)
+	for sc.Scan() {
+		lines, err := parseLogLines(sc.Text())
+		if err != nil {
+			return last, err
+		}
+		for _, line := range lines {
+			if !line.Time.After(last) {
+				continue // seen before the stream was re-opened
+			}
+			last = line.Time
+			l.mu.Lock()
+			l.lines = append(l.lines, line)
+			l.mu.Unlock()
+		}
+	}
+	return last, sc.Err()
 }
 
 func (l *LogFollower) fail(err error) {
