@@ -128,6 +128,9 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 			return ready && KubeletFlavor(version) == which && !heartbeat.Before(switched.Truncate(time.Second)), nil
 		})
 		if err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("node %s: interrupted while waiting for it to be Ready on the %s kubelet (%s): %w", node, which, last, ctx.Err())
+			}
 			return fmt.Errorf("node %s not Ready on the %s kubelet within 2m: %s", node, which, last)
 		}
 		s.progress.note("%s", strings.TrimSpace(out.String()))

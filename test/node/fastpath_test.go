@@ -85,7 +85,7 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Serial"),
 	// a BestEffort hog grows at 400 MiB/s towards 2000 MiB. The monitoring
 	// loop alone looks every 10 s at stats up to 10 s old: the hog would
 	// mostly be at its full size by then. With EvictionFastPath the
-	// watcher sees the crossing within 100 ms and the fast pass decides at
+	// watcher sees the crossing within 50 ms and the fast pass decides at
 	// once: the fresh memory.available it decided on is less than 120 MiB
 	// (300 ms of the hog's growth) below the threshold. The kill itself
 	// then goes through the kubelet's pod worker (about half a second

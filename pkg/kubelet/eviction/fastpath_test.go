@@ -239,3 +239,18 @@ func TestFastPathNotRunningLeavesTheLoopAlone(t *testing.T) {
 		t.Errorf("second pass evicted %v, want [burstable] (no fast path, so nothing holds it off)", got)
 	}
 }
+
+// The fast path keeps the guarantees of a monitoring pass: a critical pod
+// is never its victim, however large.
+func TestFastPassSparesCriticalPods(t *testing.T) {
+	hog, idle, _, st := fastPods()
+	hog.Spec.Priority = ptrTo(systemCritical)
+	h := newFastHarness(t, []*v1.Pod{idle, hog}, st)
+	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	h.sync()
+	h.clock.Step(time.Second)
+	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	if got := podNames(h.m.fastPass(context.Background(), h.activePods, "test")); !reflect.DeepEqual(got, []string{"idle"}) {
+		t.Errorf("fast pass evicted %v, want [idle] (the critical hog is spared)", got)
+	}
+}
