@@ -48,21 +48,30 @@ type inFlight struct {
 	since time.Time
 }
 
-// newNodeMemcgReader returns a reader of the node's memory cgroups.
-func newNodeMemcgReader(podCgroupRoot string) (*memcgReader, error) {
+// newNodeMemcgReader returns a reader of the node's memory cgroups. The
+// machine's memory comes from /proc/meminfo, as cAdvisor reads it; if it
+// cannot be read, the watcher waits for the first monitoring pass.
+func newNodeMemcgReader(logger klog.Logger, podCgroupRoot string) (*memcgReader, error) {
 	mount, err := memoryControllerMount()
 	if err != nil {
 		return nil, err
 	}
 	_, err = os.Stat(filepath.Join(mount, "cgroup.controllers"))
-	v2 := err == nil
-	return &memcgReader{mount: mount, v2: v2, podRoot: podCgroupRoot}, nil
+	r := &memcgReader{mount: mount, v2: err == nil, podRoot: podCgroupRoot}
+	meminfo, err := os.ReadFile("/proc/meminfo")
+	if err == nil {
+		r.capacity, err = memTotal(meminfo)
+	}
+	if err != nil {
+		logger.Error(err, "Eviction manager: fast path cannot read the machine's memory from /proc/meminfo; it waits for the first monitoring pass")
+	}
+	return r, nil
 }
 
 // startFastPath starts the watcher, unless no hard memory threshold is
 // configured or the memory cgroups cannot be read; it reports whether it
 // did.
-func (m *managerImpl) startFastPath(ctx context.Context, podFunc ActivePodsFunc, cleanedUp PodCleanedUpFunc) bool {
+func (m *managerImpl) startFastPath(ctx context.Context, diskInfo DiskInfoProvider, podFunc ActivePodsFunc, cleanedUp PodCleanedUpFunc) bool {
 	logger := klog.FromContext(ctx)
 	hasHard := false
 	for _, t := range m.config.Thresholds {
@@ -77,7 +86,7 @@ func (m *managerImpl) startFastPath(ctx context.Context, podFunc ActivePodsFunc,
 	r := m.memcg
 	if r == nil {
 		var err error
-		if r, err = newNodeMemcgReader(m.config.PodCgroupRoot); err != nil {
+		if r, err = newNodeMemcgReader(logger, m.config.PodCgroupRoot); err != nil {
 			logger.Error(err, "Eviction manager: EvictionFastPath is on but the memory cgroups cannot be found; the fast path stays off")
 			return false
 		}
@@ -87,7 +96,7 @@ func (m *managerImpl) startFastPath(ctx context.Context, podFunc ActivePodsFunc,
 		return false
 	}
 	m.syncMu.Lock()
-	m.memcg, m.podCleanedUp = r, cleanedUp
+	m.memcg, m.podCleanedUp, m.diskInfo = r, cleanedUp, diskInfo
 	m.syncMu.Unlock()
 	logger.Info("Eviction manager: fast path on", "memoryCgroup", r.mount, "cgroupV2", r.v2, "interval", fastPathInterval)
 	go m.watchMemory(ctx, podFunc)
@@ -118,13 +127,14 @@ func (m *managerImpl) watchMemory(ctx context.Context, podFunc ActivePodsFunc) {
 }
 
 // memoryCrossed reads the node's and the pods' memory cgroups and reports
-// whether their figures meet a hard memory threshold. Before the first
-// monitoring pass the capacities are unknown and it reports false.
+// whether their figures meet a hard memory threshold. Capacities come from
+// the last monitoring pass, or for memory.available before the first one
+// from the machine's memory.
 func (m *managerImpl) memoryCrossed(ctx context.Context) bool {
 	m.syncMu.Lock()
 	last, thresholds, r := m.state.lastObservations, m.config.Thresholds, m.memcg
 	m.syncMu.Unlock()
-	if last == nil || r == nil {
+	if r == nil {
 		return false
 	}
 	fresh, err := r.readNode(m.clock.Now(), false)
@@ -141,9 +151,18 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	logger := klog.FromContext(ctx)
 	m.syncMu.Lock()
 	defer m.syncMu.Unlock()
-	// It needs a monitoring pass first: the filesystem layout, capacities
-	// and the other signals come from there.
-	if m.layout == nil || m.state.lastObservations == nil || m.memcg == nil || m.rankingUnavailable {
+	// Before the first monitoring pass (the kubelet has just started and
+	// the Summary API may not answer yet) it detects the filesystem layout
+	// itself and decides on memory alone.
+	if m.memcg == nil {
+		return nil
+	}
+	if m.layout == nil && m.diskInfo != nil {
+		if err := m.detectLayout(ctx, m.diskInfo); err != nil {
+			return nil
+		}
+	}
+	if m.layout == nil || m.rankingUnavailable {
 		return nil
 	}
 	if m.memoryEvictionsInFlight() {

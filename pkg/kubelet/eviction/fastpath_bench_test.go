@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/klog/v2"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
@@ -59,7 +60,7 @@ func BenchmarkFastPathWatcherTick(b *testing.B) {
 		tick(b, &memcgReader{mount: mount, podRoot: "kubepods"})
 	})
 	b.Run("host", func(b *testing.B) {
-		r, err := newNodeMemcgReader("")
+		r, err := newNodeMemcgReader(klog.Background(), "")
 		if err != nil {
 			b.Skipf("no memory cgroup hierarchy: %v", err)
 		}

@@ -35,6 +35,10 @@ type memcgReader struct {
 	v2 bool
 	// podRoot is the pods' cgroup, relative to mount (Config.PodCgroupRoot).
 	podRoot string
+	// capacity is the machine's memory in bytes (0 if unknown): what
+	// memory.available is measured against until the monitoring loop has
+	// observed the node's capacity.
+	capacity int64
 
 	mu  sync.Mutex
 	buf []byte
@@ -97,7 +101,7 @@ func workingSetOf(usage, inactive int64) int64 {
 func (r *memcgReader) readNode(now time.Time, pods bool) (*freshMemory, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	f := &freshMemory{at: now}
+	f := &freshMemory{at: now, capacity: r.capacity}
 	var errs []error
 	var err error
 	if f.node, err = r.workingSet(r.mount); err == nil {
@@ -254,4 +258,24 @@ func podCgroupUID(name string) (types.UID, bool) {
 		return "", false
 	}
 	return types.UID(uid), true
+}
+
+// memTotal returns MemTotal from the contents of /proc/meminfo, in bytes.
+func memTotal(meminfo []byte) (int64, error) {
+	for line := range bytes.Lines(meminfo) {
+		rest, ok := bytes.CutPrefix(line, []byte("MemTotal:"))
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(string(rest))
+		if len(fields) != 2 || fields[1] != "kB" {
+			return 0, fmt.Errorf("MemTotal: unexpected value %q", strings.TrimSpace(string(rest)))
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil || kb <= 0 {
+			return 0, fmt.Errorf("MemTotal: unexpected value %q", strings.TrimSpace(string(rest)))
+		}
+		return kb * 1024, nil
+	}
+	return 0, errors.New("no MemTotal line")
 }

@@ -202,3 +202,33 @@ func TestMemcgReadNode(t *testing.T) {
 		}
 	})
 }
+
+func TestMemTotal(t *testing.T) {
+	for _, tc := range []struct {
+		name, meminfo string
+		want          int64
+		wantErr       string
+	}{
+		{name: "first line", meminfo: "MemTotal:       24573240 kB\nMemFree:  100 kB\n", want: 24573240 * 1024},
+		{name: "later line", meminfo: "MemFree: 100 kB\nMemTotal: 2048 kB\n", want: 2 << 20},
+		{name: "no final newline", meminfo: "MemTotal: 1 kB", want: 1024},
+		{name: "missing", meminfo: "MemFree: 100 kB\n", wantErr: "no MemTotal line"},
+		{name: "empty", meminfo: "", wantErr: "no MemTotal line"},
+		{name: "not a number", meminfo: "MemTotal: lots kB\n", wantErr: `MemTotal: unexpected value "lots kB"`},
+		{name: "no unit", meminfo: "MemTotal: 2048\n", wantErr: `MemTotal: unexpected value "2048"`},
+		{name: "zero", meminfo: "MemTotal: 0 kB\n", wantErr: `MemTotal: unexpected value "0 kB"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := memTotal([]byte(tc.meminfo))
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("memTotal = %d, %v; want error %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Fatalf("memTotal = %d, %v; want %d", got, err, tc.want)
+			}
+		})
+	}
+}

@@ -160,6 +160,47 @@ func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 	}
 }
 
+// Right after the kubelet starts, the Summary API may not answer yet (the
+// node object is not there, stats are not collected): the fast path then
+// measures memory.available against the machine's memory and detects the
+// filesystem layout itself.
+func TestFastPassBeforeAnyMonitoringPass(t *testing.T) {
+	hog, idle, pods, st := fastPods()
+	h := newFastHarness(t, pods, st)
+	h.m.memcg.capacity = 8 * fakeGi
+	h.m.diskInfo = h.disk
+	ctx := context.Background()
+	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	if h.m.memoryCrossed(ctx) {
+		t.Fatal("memoryCrossed with 3Gi of 8Gi available")
+	}
+	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	if !h.m.memoryCrossed(ctx) {
+		t.Fatal("memoryCrossed = false with 600Mi of 8Gi available")
+	}
+	if got := podNames(h.m.fastPass(ctx, h.activePods, "test")); !reflect.DeepEqual(got, []string{"hog"}) {
+		t.Fatalf("fast pass evicted %v, want [hog]", got)
+	}
+	if h.summary.calls() != 0 {
+		t.Errorf("the fast pass read the Summary API %d times", h.summary.calls())
+	}
+	if h.m.layout == nil {
+		t.Error("the fast pass did not detect the filesystem layout")
+	}
+	if !h.m.IsUnderMemoryPressure() {
+		t.Error("MemoryPressure not reported after the fast pass")
+	}
+
+	t.Run("without a layout source it waits for the monitoring loop", func(t *testing.T) {
+		h := newFastHarness(t, pods, st)
+		h.m.memcg.capacity = 8 * fakeGi
+		h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi})
+		if got := h.m.fastPass(ctx, h.activePods, "test"); got != nil {
+			t.Errorf("fast pass evicted %v without a filesystem layout", podNames(got))
+		}
+	})
+}
+
 func TestFastPathWatcherEvicts(t *testing.T) {
 	hog, idle, pods, st := fastPods()
 	h := newFastHarness(t, pods, st)
@@ -195,13 +236,13 @@ func TestStartFastPath(t *testing.T) {
 	t.Run("no hard memory threshold", func(t *testing.T) {
 		h := newFastHarness(t, pods, st)
 		h.m.config.Thresholds = []evictionapi.Threshold{fakeSoft(evictionapi.SignalMemoryAvailable, "1Gi", time.Minute)}
-		if h.m.startFastPath(context.Background(), h.activePods, nil) {
+		if h.m.startFastPath(context.Background(), h.disk, h.activePods, nil) {
 			t.Error("started without a hard memory threshold")
 		}
 	})
 	t.Run("unreadable cgroups", func(t *testing.T) {
 		h := newFastHarness(t, pods, st)
-		if h.m.startFastPath(context.Background(), h.activePods, nil) {
+		if h.m.startFastPath(context.Background(), h.disk, h.activePods, nil) {
 			t.Error("started with an empty cgroup tree")
 		}
 	})
@@ -210,7 +251,7 @@ func TestStartFastPath(t *testing.T) {
 		h.cgroups(5*fakeGi, nil)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		if !h.m.startFastPath(ctx, h.activePods, nil) {
+		if !h.m.startFastPath(ctx, h.disk, h.activePods, nil) {
 			t.Error("did not start")
 		}
 	})

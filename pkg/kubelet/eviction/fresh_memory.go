@@ -37,30 +37,42 @@ type freshMemory struct {
 	// the runtime names it, without the runtime's "name://" prefix).
 	pod        map[types.UID]int64
 	containers map[types.UID]map[string]int64
+	// capacity is the machine's memory (MemTotal), for memory.available
+	// before the monitoring loop has observed the node's capacity; 0 if
+	// unknown.
+	capacity int64
 }
 
 // withFreshMemory returns obs with the memory signals observed from fresh
 // figures at fresh.at, and stats with the memory working set of each of
 // pods, and of each of its containers whose cgroup was read, replaced by
 // its fresh figure (a pod the Summary API has no stats for yet, such as
-// one that started a moment ago, gets stats of memory alone). Capacities come from obs: the cgroups do not say what the
-// node's capacity or allocatable memory is, and neither changes while the
-// kubelet runs; a signal obs has no capacity for keeps its observation.
-// Neither input is modified.
+// one that started a moment ago, gets stats of memory alone). Capacities
+// come from obs, or for memory.available from fresh.capacity when obs has
+// none yet: the cgroups do not say what the node's capacity or allocatable
+// memory is, and neither changes while the kubelet runs; a signal without
+// a capacity keeps its observation (or has none). Neither input is
+// modified.
 func withFreshMemory(obs *signalObservations, stats podStatsIndex, pods []*v1.Pod, fresh *freshMemory) (*signalObservations, podStatsIndex) {
 	out := &signalObservations{}
 	if obs != nil {
 		*out = *obs
 	}
-	refresh := func(signal evictionapi.Signal, workingSet int64, ok bool) {
-		prev, seen := out.get(signal)
-		if !ok || !seen {
+	refresh := func(signal evictionapi.Signal, workingSet int64, ok bool, fallback int64) {
+		if !ok {
 			return
 		}
-		out.set(signal, signalObservation{available: prev.capacity - workingSet, capacity: prev.capacity, time: fresh.at})
+		capacity := fallback
+		if prev, seen := out.get(signal); seen {
+			capacity = prev.capacity
+		}
+		if capacity <= 0 {
+			return
+		}
+		out.set(signal, signalObservation{available: capacity - workingSet, capacity: capacity, time: fresh.at})
 	}
-	refresh(evictionapi.SignalMemoryAvailable, fresh.node, fresh.nodeOK)
-	refresh(evictionapi.SignalAllocatableMemoryAvailable, fresh.pods, fresh.podsOK)
+	refresh(evictionapi.SignalMemoryAvailable, fresh.node, fresh.nodeOK, fresh.capacity)
+	refresh(evictionapi.SignalAllocatableMemoryAvailable, fresh.pods, fresh.podsOK, 0)
 
 	if len(fresh.pod) == 0 {
 		return out, stats

@@ -87,6 +87,25 @@ func TestWithFreshMemory(t *testing.T) {
 			t.Error("memory.available observed without a capacity")
 		}
 	})
+	t.Run("before the first monitoring pass: the machine's memory", func(t *testing.T) {
+		g := *f
+		g.capacity = 8 << 30
+		obs, _ := withFreshMemory(nil, nil, nil, &g)
+		if got := mustGet(t, obs, sigMem); got != (signalObservation{available: 1 << 30, capacity: 8 << 30, time: at}) {
+			t.Errorf("memory.available = %+v, want 1Gi of the machine's 8Gi", got)
+		}
+		if _, ok := obs.get(sigAlloc); ok {
+			t.Error("allocatableMemory.available observed without the node's allocatable")
+		}
+	})
+	t.Run("an observed capacity wins over the machine's", func(t *testing.T) {
+		g := *f
+		g.capacity = 64 << 30
+		obs, _ := withFreshMemory(last, nil, nil, &g)
+		if got := mustGet(t, obs, sigMem); got.capacity != 8<<30 {
+			t.Errorf("memory.available capacity %d, want the observed 8Gi", got.capacity)
+		}
+	})
 }
 
 func mustGet(t *testing.T, obs *signalObservations, s evictionapi.Signal) signalObservation {

@@ -69,10 +69,12 @@ type managerImpl struct {
 	//evictkit:begin EvictionFastPath
 	// The fast path's: the cgroup reader (nil unless the fast path runs:
 	// the gate is on and Start could start it), the kubelet's cleanup
-	// check, the pod stats of the last monitoring pass, and the pods
-	// evicted for memory that are still terminating.
+	// check and filesystem layout source, the pod stats of the last
+	// monitoring pass, and the pods evicted for memory that are still
+	// terminating.
 	memcg        *memcgReader
 	podCleanedUp PodCleanedUpFunc
+	diskInfo     DiskInfoProvider
 	lastStats    podStatsIndex
 	inFlight     inFlight
 	//evictkit:end EvictionFastPath
@@ -136,7 +138,7 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 		_, _ = m.synchronize(ctx, diskInfoProvider, podFunc)
 	}
 	//evictkit:begin EvictionFastPath
-	if m.fastPath && m.startFastPath(ctx, podFunc, podCleanedUpFunc) {
+	if m.fastPath && m.startFastPath(ctx, diskInfoProvider, podFunc, podCleanedUpFunc) {
 		// A notification wakes the fast path instead of a full pass.
 		onNotification = func(message string) {
 			logger.Info(message)
