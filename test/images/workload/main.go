@@ -42,43 +42,60 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 )
+
+// The main goroutine keeps the process's main thread to itself, and the
+// subcommand runs on other threads. The kernel delivers a signal sent to
+// the process to its main thread whenever that thread can take it, and a
+// thread takes a signal only on its way back to user space: a hog thread
+// stuck in a page fault while the kernel reclaims memory at a cgroup's
+// limit would hold the kill's SIGTERM for hundreds of milliseconds, so
+// the hog would log it late and, with -freeze-on-term, keep growing into
+// the limit after the kubelet had acted. Parked in a channel receive, the
+// main thread takes it at once.
+func init() { runtime.LockOSThread() }
 
 func main() {
 	if len(os.Args) < 2 {
 		usage()
 	}
-	var err error
 	switch os.Args[1] {
 	case "memory", "disk", "inodes", "threads", "sleep":
 		survive()
 	}
-	switch os.Args[1] {
-	case "serve":
-		err = serve(os.Args[2:])
-	case "fetch":
-		err = fetch(os.Args[2:])
-	case "memory":
-		err = hogMemory(os.Args[2:])
-	case "disk":
-		err = hogDisk(os.Args[2:])
-	case "inodes":
-		err = hogInodes(os.Args[2:])
-	case "threads":
-		err = hogThreads(os.Args[2:])
-	case "sleep":
-		err = idle(os.Args[2:])
-	case "memwatch":
-		err = memWatch(os.Args[2:])
-	default:
-		usage()
-	}
-	if err != nil {
+	done := make(chan error, 1)
+	go func() { done <- run(os.Args[1], os.Args[2:]) }()
+	if err := <-done; err != nil {
 		fmt.Fprintf(os.Stderr, "workload %s: %v\n", os.Args[1], err)
 		os.Exit(1)
 	}
+}
+
+// run runs the subcommand cmd with its arguments.
+func run(cmd string, args []string) error {
+	switch cmd {
+	case "serve":
+		return serve(args)
+	case "fetch":
+		return fetch(args)
+	case "memory":
+		return hogMemory(args)
+	case "disk":
+		return hogDisk(args)
+	case "inodes":
+		return hogInodes(args)
+	case "threads":
+		return hogThreads(args)
+	case "sleep":
+		return idle(args)
+	case "memwatch":
+		return memWatch(args)
+	}
+	usage()
+	return nil
 }
 
 func usage() {
