@@ -98,6 +98,14 @@ func measure(cfg framework.Config, selected []benche2e.Scenario, rounds int, pat
 			err = errors.Join(err, f.UseKubelet(context.WithoutCancel(ctx), framework.KubeletEvictkit))
 		}
 	}()
+	// An earlier run's results are kept, named by when they were written.
+	if st, err := os.Stat(path); err == nil {
+		kept := strings.TrimSuffix(path, ".jsonl") + "-" + st.ModTime().UTC().Format("20060102T150405Z") + ".jsonl"
+		if err := os.Rename(path, kept); err != nil {
+			return err
+		}
+		fmt.Printf("kept the earlier results as %s\n", kept)
+	}
 	file, err := os.Create(path)
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,11 +24,15 @@ var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": tr
 
 // Timing bounds of a run.
 const (
-	settleTimeout   = 3 * time.Minute // until the node has no pressure condition
-	startTimeout    = 2 * time.Minute // until the sampler and the hogs run
-	outcomeTimeout  = 2 * time.Minute // until every hog is evicted, OOM-killed or done
-	transition      = 5 * time.Second // evictionPressureTransitionPeriod during a run
-	afterRelief     = 15 * time.Second
+	settleTimeout  = 3 * time.Minute // until the node has no pressure condition
+	startTimeout   = 2 * time.Minute // until the sampler and the hogs run
+	outcomeTimeout = 2 * time.Minute // until every hog is evicted, OOM-killed or done
+	transition     = 5 * time.Second // evictionPressureTransitionPeriod during a run
+	afterRelief    = 15 * time.Second
+	// housekeeping is the kubelet's eviction monitoring interval: the hogs
+	// start at a random point of it, so that neither kubelet's reaction
+	// depends on where its loop happens to be when the run starts.
+	housekeeping    = 10 * time.Second
 	samplerInterval = "5ms"
 	poll            = 500 * time.Millisecond
 )
@@ -55,6 +60,9 @@ type Result struct {
 	Evicted   int `json:"evicted"`
 	OOMKilled int `json:"oomKilled"`
 	Needed    int `json:"needed"`
+	// StartDelay is the random wait between the kubelet's restart with the
+	// run's configuration and the hogs' start.
+	StartDelay time.Duration `json:"startDelay"`
 	// Error is set when the run could not be measured.
 	Error string `json:"error,omitempty"`
 }
@@ -152,6 +160,12 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		if err := configure(); err != nil {
 			return fail(err)
 		}
+		res.StartDelay = rand.N(housekeeping)
+		select {
+		case <-ctx.Done():
+			return fail(ctx.Err())
+		case <-time.After(res.StartDelay):
+		}
 	}
 	hogs := s.pods(f)
 	// The kubelet removes an evicted pod's containers and their logs at
@@ -228,12 +242,18 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 	if err != nil {
 		return err
 	}
+	// The signal can bounce back over the level for a moment before the
+	// kill (the kernel reclaims page cache): relief is the recovery that
+	// follows the first kill.
+	var recoveries []time.Time
 	for _, l := range lines {
 		if m := crossedRe.FindStringSubmatch(l.Text); m != nil && res.Crossed.IsZero() {
 			res.Crossed, _ = time.Parse(time.RFC3339Nano, m[1])
 		}
-		if m := recoveredRe.FindStringSubmatch(l.Text); m != nil && res.Recovered.IsZero() {
-			res.Recovered, _ = time.Parse(time.RFC3339Nano, m[1])
+		if m := recoveredRe.FindStringSubmatch(l.Text); m != nil {
+			if at, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
+				recoveries = append(recoveries, at)
+			}
 		}
 	}
 	journal, err := f.KubeletJournal(ctx, res.Start)
@@ -283,6 +303,7 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 			break
 		}
 	}
+	res.Recovered = recoveryAfter(recoveries, res.FirstKill, res.Crossed)
 	return nil
 }
 
@@ -336,4 +357,19 @@ func waitLog(ctx context.Context, f *framework.Framework, ns, pod, prefix string
 		return fmt.Errorf("pod %s/%s did not log %q within %s (%s): %w", ns, pod, prefix, startTimeout, last, err)
 	}
 	return nil
+}
+
+// recoveryAfter is the first of recoveries at or after the first kill
+// (after the crossing when no kill was seen); zero if there is none.
+func recoveryAfter(recoveries []time.Time, firstKill, crossed time.Time) time.Time {
+	from := firstKill
+	if from.IsZero() {
+		from = crossed
+	}
+	for _, at := range recoveries {
+		if !at.Before(from) {
+			return at
+		}
+	}
+	return time.Time{}
 }

@@ -36,7 +36,9 @@ type Scenario struct {
 	Hogs   []Hog
 	Needed int
 	// HoldFirst: the hogs reach their size before the thresholds are set,
-	// so the kubelet first sees the whole shortfall at once.
+	// so the kubelet first sees the whole shortfall at once. Otherwise the
+	// hogs start at a random point of the kubelet's housekeeping interval
+	// after the thresholds are set.
 	HoldFirst bool
 }
 

@@ -138,3 +138,27 @@ func TestResultsRoundTripAndReport(t *testing.T) {
 		t.Error("plotting nothing did not fail")
 	}
 }
+
+func TestRecoveryAfter(t *testing.T) {
+	base := time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
+	at := func(ms int) time.Time { return base.Add(time.Duration(ms) * time.Millisecond) }
+	bounce, relief := at(40), at(2100)
+	for _, tc := range []struct {
+		name               string
+		recoveries         []time.Time
+		firstKill, crossed time.Time
+		want               time.Time
+	}{
+		{name: "a bounce before the kill is not relief", recoveries: []time.Time{bounce, relief}, firstKill: at(60), crossed: at(0), want: relief},
+		{name: "recovery at the kill's instant counts", recoveries: []time.Time{at(60)}, firstKill: at(60), want: at(60)},
+		{name: "no kill: first recovery after the crossing", recoveries: []time.Time{bounce}, crossed: at(0), want: bounce},
+		{name: "none after the kill", recoveries: []time.Time{bounce}, firstKill: at(60), want: time.Time{}},
+		{name: "no recoveries", firstKill: at(60), want: time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := recoveryAfter(tc.recoveries, tc.firstKill, tc.crossed); !got.Equal(tc.want) {
+				t.Errorf("recoveryAfter = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
