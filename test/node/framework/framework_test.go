@@ -1,12 +1,14 @@
 package framework
 
 import (
+	"errors"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
@@ -227,7 +229,30 @@ func TestParseLogLines(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseLogLines = %+v, want %+v", got, want)
 	}
-	if _, err := parseLogLines("no timestamp here\n"); err == nil {
-		t.Error("a line without a timestamp parsed")
+	if _, err := parseLogLines("unable to retrieve container logs for containerd://5c1f\n"); !errors.Is(err, errLogUnavailable) {
+		t.Errorf("the kubelet's answer for a log it cannot read: error %v, want errLogUnavailable", err)
+	}
+}
+
+func TestContainerEnded(t *testing.T) {
+	running := corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
+	exited := corev1.ContainerStatus{State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137}}}
+	for _, tc := range []struct {
+		name  string
+		phase corev1.PodPhase
+		cs    []corev1.ContainerStatus
+		want  bool
+	}{
+		{"running pod", corev1.PodRunning, []corev1.ContainerStatus{running}, false},
+		{"evicted, container in its grace period", corev1.PodFailed, []corev1.ContainerStatus{running}, false},
+		{"evicted, container exited", corev1.PodFailed, []corev1.ContainerStatus{exited}, true},
+		{"succeeded", corev1.PodSucceeded, []corev1.ContainerStatus{exited}, true},
+		{"failed without statuses", corev1.PodFailed, nil, true},
+		{"pending", corev1.PodPending, nil, false},
+	} {
+		p := &corev1.Pod{Status: corev1.PodStatus{Phase: tc.phase, ContainerStatuses: tc.cs}}
+		if got := containerEnded(p); got != tc.want {
+			t.Errorf("%s: containerEnded = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

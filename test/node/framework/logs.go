@@ -3,6 +3,7 @@ package framework
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -44,6 +45,13 @@ func (f *Framework) ContainerLog(ctx context.Context, ns, pod string) ([]LogLine
 	return parseLogLines(string(raw))
 }
 
+// errLogUnavailable is what a log request returns when the kubelet could
+// not read the container's log: its file is not there yet (the container
+// is just being created) or not any more (an evicted pod's containers
+// are removed as soon as they stop). The kubelet answers with its error
+// message as the log's body, a line without a timestamp.
+var errLogUnavailable = errors.New("the kubelet could not read the container's log")
+
 // parseLogLines splits "<RFC 3339 time> <text>" lines.
 func parseLogLines(raw string) ([]LogLine, error) {
 	var out []LogLine
@@ -55,11 +63,27 @@ func parseLogLines(raw string) ([]LogLine, error) {
 		ts, text, _ := strings.Cut(line, " ")
 		t, err := time.Parse(time.RFC3339Nano, ts)
 		if err != nil {
-			return nil, fmt.Errorf("log line %q: no timestamp: %w", line, err)
+			return nil, fmt.Errorf("%w: %q", errLogUnavailable, line)
 		}
 		out = append(out, LogLine{Time: t, Text: text})
 	}
 	return out, nil
+}
+
+// containerEnded reports whether none of a pod's containers runs any more
+// and none will: the pod is Succeeded or Failed (an evicted pod is Failed
+// as soon as the kill starts, its containers still running out their
+// grace period) and no container status says running.
+func containerEnded(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+		return false
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if cs.State.Running != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // LogFollower collects a container's log lines while it runs. The kubelet
@@ -76,12 +100,15 @@ type LogFollower struct {
 // from its first line (retrying until the container has started), until
 // the container ends or ctx is done. The stream comes from the kubelet: a
 // kubelet restart ends it, and the follower then picks up where it was.
+// Once the container has ended it reads once more, for what it logged
+// last; an error is kept only if no line was ever read.
 func (f *Framework) FollowContainerLog(ctx context.Context, ns, pod string) *LogFollower {
 	l := &LogFollower{}
 	go func() {
 		var last time.Time
+		final := false
 		for ctx.Err() == nil {
-			opts := &corev1.PodLogOptions{Follow: true, Timestamps: true}
+			opts := &corev1.PodLogOptions{Follow: !final, Timestamps: true}
 			if !last.IsZero() {
 				since := metav1.NewTime(last)
 				opts.SinceTime = &since
@@ -93,14 +120,17 @@ func (f *Framework) FollowContainerLog(ctx context.Context, ns, pod string) *Log
 			}
 			// The stream ended, broke or could not start (the container is
 			// not running yet, the kubelet restarted): go on while the
-			// container may still log. An error is kept only if it is the
-			// last word.
+			// container may still log.
 			p, perr := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
-			if perr != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			if final || perr != nil {
 				if err != nil && last.IsZero() && ctx.Err() == nil {
 					l.fail(fmt.Errorf("following the log of pod %s/%s: %w", ns, pod, err))
 				}
 				return
+			}
+			if containerEnded(p) {
+				final = true
+				continue
 			}
 			select {
 			case <-ctx.Done():
