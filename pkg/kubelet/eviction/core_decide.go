@@ -46,6 +46,10 @@ type featureGates struct {
 	// reclaimSized: EvictionReclaimSized (reclaim_sized.go).
 	reclaimSized bool
 	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionExplain
+	// explain: EvictionExplain (explain.go).
+	explain bool
+	//evictkit:end EvictionExplain
 }
 
 // decision is the outcome of one pass.
@@ -82,6 +86,11 @@ type reclaimTarget struct {
 	// to the shortfall; nil with the gate off.
 	sizing *sizing
 	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionExplain
+	// decision is what the victims' explanations share, with
+	// EvictionExplain; nil with the gate off.
+	decision *decisionContext
+	//evictkit:end EvictionExplain
 }
 
 // victim is a pod chosen for eviction and everything needed to evict it.
@@ -100,6 +109,10 @@ type victim struct {
 	// usage is what the pod uses of the starved resource.
 	usage int64
 	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionExplain
+	// explanation says, with EvictionExplain, why this pod was chosen.
+	explanation *explanation
+	//evictkit:end EvictionExplain
 }
 
 // decide runs one pass of the decision core. It is a pure function of its
@@ -146,17 +159,27 @@ func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
 	if len(evictable) == 0 {
 		return target
 	}
+	target.victims = chooseVictims(in, target, evictable)
+	//evictkit:begin EvictionExplain
+	if in.gates.explain {
+		explainVictims(target, in.obs)
+	}
+	//evictkit:end EvictionExplain
+	return target
+}
+
+// chooseVictims picks the victims among the evictable ranked pods
+// (indices into target.ranked, in rank order, at least one).
+func chooseVictims(in *decideInput, target *reclaimTarget, evictable []int) []victim {
 	//evictkit:begin EvictionReclaimSized
 	if in.gates.reclaimSized {
 		// An actionable threshold always has an observation.
-		ob, _ := in.obs.get(t.Signal)
-		sizeTarget(in, target, evictable, ob)
-		return target
+		ob, _ := in.obs.get(target.threshold.Signal)
+		return sizeTarget(in, target, evictable, ob)
 	}
 	//evictkit:end EvictionReclaimSized
 	// One pod per pass, as upstream.
-	target.victims = []victim{makeVictim(in, target, evictable[0])}
-	return target
+	return []victim{makeVictim(in, target, evictable[0])}
 }
 
 // makeVictim prepares the eviction of the i-th ranked pod.

@@ -8,29 +8,60 @@ import (
 	kubelettypes "k8s.io/kubernetes/pkg/kubelet/types"
 )
 
-// evictPod records the Evicted event and kills the pod, marking its status
-// Failed with reason Evicted and, when given, a DisruptionTarget condition.
-// It refuses critical pods (static, mirror, system-critical priority),
-// which the node needs and which would not come back. It reports whether
-// an eviction was attempted: a kill that fails still counts, as upstream
-// counts it.
-func (m *managerImpl) evictPod(logger klog.Logger, pod *v1.Pod, gracePeriodSeconds int64, message string, annotations map[string]string, disruption bool) bool {
+// podEviction is one pod to evict and how.
+type podEviction struct {
+	pod *v1.Pod
+	// signal labels the eviction in kubelet_evictions: the threshold's
+	// signal, or the local storage limit that was exceeded.
+	signal             string
+	gracePeriodSeconds int64
+	// message is the pod's status message and the Evicted event's;
+	// annotations go on the event.
+	message     string
+	annotations map[string]string
+	// disruption adds the DisruptionTarget condition to the status.
+	disruption bool
+	//evictkit:begin EvictionExplain
+	// explanation, when set, ends the event's message (explain.go).
+	explanation string
+	//evictkit:end EvictionExplain
+}
+
+// evictPod records the Evicted event, kills the pod, marking its status
+// Failed with reason Evicted (and DisruptionTarget when asked), and counts
+// it in kubelet_evictions. It refuses critical pods (static, mirror,
+// system-critical priority), which the node needs and which would not come
+// back. It reports whether an eviction was attempted: a kill that fails
+// still counts, as upstream counts it (a dry run attempts none).
+func (m *managerImpl) evictPod(logger klog.Logger, e *podEviction) bool {
+	pod := e.pod
 	if kubelettypes.IsCriticalPod(pod) {
 		logger.Error(nil, "Eviction manager: cannot evict a critical pod", "pod", klog.KObj(pod))
 		return false
 	}
+	eventMessage := e.message
+	//evictkit:begin EvictionExplain
+	eventMessage = withExplanation(eventMessage, e.explanation)
+	//evictkit:end EvictionExplain
+	//evictkit:begin EvictionDryRun
+	if m.dryRun {
+		m.wouldEvict(logger, e, eventMessage)
+		return false
+	}
+	//evictkit:end EvictionDryRun
 	//nolint:forbidigo // the annotated event API is the one the kubelet records with.
-	m.recorder.AnnotatedEventf(pod, annotations, v1.EventTypeWarning, Reason, "%s", message)
-	logger.V(3).Info("Evicting pod", "pod", klog.KObj(pod), "podUID", pod.UID, "message", message)
-	grace := gracePeriodSeconds
+	m.recorder.AnnotatedEventf(pod, e.annotations, v1.EventTypeWarning, Reason, "%s", eventMessage)
+	logger.V(3).Info("Evicting pod", "pod", klog.KObj(pod), "podUID", pod.UID, "message", e.message)
+	grace := e.gracePeriodSeconds
 	err := m.killPodFunc(pod, true, &grace, func(status *v1.PodStatus) {
-		markEvicted(status, pod, message, disruption)
+		markEvicted(status, pod, e.message, e.disruption)
 	})
 	if err != nil {
 		logger.Error(err, "Eviction manager: pod failed to evict", "pod", klog.KObj(pod))
 	} else {
 		logger.Info("Eviction manager: pod is evicted successfully", "pod", klog.KObj(pod))
 	}
+	metrics.Evictions.WithLabelValues(e.signal).Inc()
 	return true
 }
 
@@ -51,14 +82,17 @@ func (m *managerImpl) evictVictims(logger klog.Logger, target *reclaimTarget) []
 	return evicted
 }
 
-// evictVictim evicts one victim of a threshold and counts it in
-// kubelet_evictions; it reports whether the eviction was attempted.
+// evictVictim evicts one victim of a threshold; it reports whether the
+// eviction was attempted.
 func (m *managerImpl) evictVictim(logger klog.Logger, target *reclaimTarget, v *victim) bool {
-	if !m.evictPod(logger, v.pod, v.gracePeriodSeconds, v.message, v.annotations, true) {
-		return false
+	e := &podEviction{pod: v.pod, signal: string(target.threshold.Signal), gracePeriodSeconds: v.gracePeriodSeconds,
+		message: v.message, annotations: v.annotations, disruption: true}
+	//evictkit:begin EvictionExplain
+	if v.explanation != nil && target.decision != nil {
+		e.explanation = v.explanation.clause(target.decision)
 	}
-	metrics.Evictions.WithLabelValues(string(target.threshold.Signal)).Inc()
-	return true
+	//evictkit:end EvictionExplain
+	return m.evictPod(logger, e)
 }
 
 // markEvicted sets the status of an evicted pod.

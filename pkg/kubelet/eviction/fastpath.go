@@ -184,7 +184,7 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	in.localStorageIsolation = false
 	d := decide(in)
 	m.state = fastPassState(m.config.Thresholds, &m.state, d.next, fresh.at)
-	m.setConditions(m.state.conditions(m.config.PressureTransitionPeriod, fresh.at))
+	m.setConditions(logger, m.state.conditions(m.config.PressureTransitionPeriod, fresh.at))
 	if d.target == nil || signalResource(d.target.threshold.Signal) != v1.ResourceMemory {
 		return nil
 	}

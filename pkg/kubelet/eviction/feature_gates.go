@@ -23,6 +23,16 @@ const (
 	// threshold is met (fastpath.go).
 	evictionFastPath featuregate.Feature = "EvictionFastPath"
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionExplain
+	// evictionExplain: say in each Evicted event why this pod was chosen,
+	// and log the ranked pods with the decision (explain.go).
+	evictionExplain featuregate.Feature = "EvictionExplain"
+	//evictkit:end EvictionExplain
+	//evictkit:begin EvictionDryRun
+	// evictionDryRun: decide and report every eviction, kill nothing and
+	// report no node condition (dry_run.go).
+	evictionDryRun featuregate.Feature = "EvictionDryRun"
+	//evictkit:end EvictionDryRun
 )
 
 // gateEnabled reports whether a feature gate is on; a gate that is not

@@ -19,6 +19,12 @@ var evictkitGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
 	//evictkit:begin EvictionFastPath
 	evictionFastPath: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionExplain
+	evictionExplain: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
+	//evictkit:end EvictionExplain
+	//evictkit:begin EvictionDryRun
+	evictionDryRun: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
+	//evictkit:end EvictionDryRun
 }
 
 // setGateDuringTest turns one of the package's gates on or off for the

@@ -34,6 +34,16 @@ type managerImpl struct {
 	// fastPath is the EvictionFastPath feature gate (fastpath.go).
 	fastPath bool
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionExplain
+	// explain is the EvictionExplain feature gate (explain.go).
+	explain bool
+	//evictkit:end EvictionExplain
+	//evictkit:begin EvictionDryRun
+	// dryRun is the EvictionDryRun feature gate (dry_run.go); dryRunLedger
+	// remembers what the dry run has reported.
+	dryRun       bool
+	dryRunLedger dryRunLedger
+	//evictkit:end EvictionDryRun
 
 	// Where inputs come from.
 	summaryProvider stats.SummaryProvider
@@ -94,6 +104,14 @@ func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFun
 	//evictkit:begin EvictionFastPath
 	m.fastPath = gateEnabled(evictionFastPath)
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionExplain
+	m.explain = gateEnabled(evictionExplain)
+	//evictkit:end EvictionExplain
+	//evictkit:begin EvictionDryRun
+	if m.dryRun = gateEnabled(evictionDryRun); m.dryRun {
+		registerDryRun()
+	}
+	//evictkit:end EvictionDryRun
 	// Inputs.
 	m.summaryProvider, m.clock = summaryProvider, clock
 	// Actions on the node and the API.

@@ -70,19 +70,21 @@ func sizeVictims(t evictionapi.Threshold, ob signalObservation, usage []int64, f
 	return n, s
 }
 
-// sizeTarget chooses the target's victims among the evictable ranked pods
-// (indices into target.ranked, in rank order) for the observation ob.
-func sizeTarget(in *decideInput, target *reclaimTarget, evictable []int, ob signalObservation) {
+// sizeTarget returns the target's victims among the evictable ranked pods
+// (indices into target.ranked, in rank order) for the observation ob, and
+// records how it sized them.
+func sizeTarget(in *decideInput, target *reclaimTarget, evictable []int, ob signalObservation) []victim {
 	usage := make([]int64, len(evictable))
 	for k, i := range evictable {
 		usage[k] = target.ranked[i].usage
 	}
 	n, s := sizeVictims(target.threshold, ob, usage, 1)
-	target.victims = make([]victim, 0, n)
+	victims := make([]victim, 0, n)
 	for _, i := range evictable[:n] {
-		target.victims = append(target.victims, makeVictim(in, target, i))
+		victims = append(victims, makeVictim(in, target, i))
 	}
 	target.sizing = &s
+	return victims
 }
 
 // resize shrinks a reclaim-sized selection to what a newer observation

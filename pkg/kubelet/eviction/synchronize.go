@@ -48,10 +48,15 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 	stats := indexPodStats(summary)
 	d := decide(m.decideInput(obs, pods, stats, m.clock.Now()))
 	m.state = d.next
-	m.setConditions(d.conditions)
+	m.setConditions(logger, d.conditions)
 	if len(d.conditions) > 0 {
 		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
 	}
+	//evictkit:begin EvictionDryRun
+	if m.dryRun {
+		m.dryRunLedger.retain(activeUIDs(pods), standingSignals(&d))
+	}
+	//evictkit:end EvictionDryRun
 	//evictkit:begin EvictionFastPath
 	if m.memcg != nil {
 		m.lastStats = stats
@@ -98,12 +103,21 @@ func (m *managerImpl) decisionGates() featureGates {
 		//evictkit:begin EvictionReclaimSized
 		reclaimSized: m.reclaimSized,
 		//evictkit:end EvictionReclaimSized
+		//evictkit:begin EvictionExplain
+		explain: m.explain,
+		//evictkit:end EvictionExplain
 	}
 }
 
 // setConditions publishes the node conditions to admission and the
 // pressure queries.
-func (m *managerImpl) setConditions(conditions []v1.NodeConditionType) {
+func (m *managerImpl) setConditions(logger klog.Logger, conditions []v1.NodeConditionType) {
+	//evictkit:begin EvictionDryRun
+	if m.dryRun {
+		m.dryRunConditions(logger, conditions)
+		conditions = nil
+	}
+	//evictkit:end EvictionDryRun
 	m.mu.Lock()
 	m.conditions = conditions
 	m.mu.Unlock()
@@ -155,8 +169,7 @@ func (m *managerImpl) rearmNotifiers(ctx context.Context, summary *statsapi.Summ
 func (m *managerImpl) evictForLocalStorage(logger klog.Logger, violations []storageViolation) []*v1.Pod {
 	var evicted []*v1.Pod
 	for _, v := range violations {
-		if m.evictPod(logger, v.pod, hardEvictionGracePeriodSeconds, v.message, nil, false) {
-			metrics.Evictions.WithLabelValues(v.limit).Inc()
+		if m.evictPod(logger, &podEviction{pod: v.pod, signal: v.limit, gracePeriodSeconds: hardEvictionGracePeriodSeconds, message: v.message}) {
 			evicted = append(evicted, v.pod)
 		}
 	}
@@ -192,6 +205,9 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	//evictkit:begin EvictionReclaimSized
 	logSizing(logger, target)
 	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionExplain
+	logDecision(logger, target)
+	//evictkit:end EvictionExplain
 	evicted := m.evictVictims(logger, target)
 	//evictkit:begin EvictionFastPath
 	if m.memcg != nil {
@@ -199,6 +215,11 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	}
 	//evictkit:end EvictionFastPath
 	if len(evicted) == 0 {
+		//evictkit:begin EvictionDryRun
+		if m.dryRun {
+			return nil
+		}
+		//evictkit:end EvictionDryRun
 		logger.Info("Eviction manager: unable to evict any pods from the node")
 		return nil
 	}
@@ -238,5 +259,11 @@ func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarge
 		target.resize(ob)
 	}
 	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionExplain
+	// The victims left are explained by what is observed now.
+	if target.decision != nil {
+		explainVictims(target, obs)
+	}
+	//evictkit:end EvictionExplain
 	return reclaimSatisfied(m.config.Thresholds, obs)
 }

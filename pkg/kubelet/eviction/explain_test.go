@@ -1,0 +1,167 @@
+//evictkit:file EvictionExplain
+
+package eviction
+
+import (
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	v1 "k8s.io/api/core/v1"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+)
+
+func TestDecidingRule(t *testing.T) {
+	mk := func(name string, hasStats, exceeds bool, prio int32, excess, usage int64) candidate {
+		return candidate{pod: pod(name), hasStats: hasStats, exceeds: exceeds, priority: prio, excess: excess, usage: usage}
+	}
+	for _, tc := range []struct {
+		name  string
+		class rankClass
+		a, b  candidate
+		want  rankRule
+	}{
+		{"no stats before stats", rankByMemory, mk("a", false, false, 0, 0, 0), mk("b", true, true, -5, 10, 10), ruleNoStats},
+		{"above request before within", rankByMemory, mk("a", true, true, 100, 1, 1), mk("b", true, false, 0, 0, 5), ruleExceedsRequest},
+		{"lower priority, same tier", rankByMemory, mk("a", true, true, 0, 1, 1), mk("b", true, true, 10, 500, 500), rulePriority},
+		{"larger excess", rankByDiskBytes, mk("a", true, true, 0, 500, 500), mk("b", true, true, 0, 1, 1), ruleUsage},
+		{"equal on every rule", rankByMemory, mk("a", true, true, 0, 5, 5), mk("b", true, true, 0, 5, 5), ruleTieBreak},
+		{"both without stats", rankByMemory, mk("a", false, false, 0, 0, 0), mk("b", false, false, 0, 0, 0), ruleTieBreak},
+		{"PID: priority before stats", rankByProcesses, mk("a", true, false, 0, 0, 1), mk("b", false, false, 10, 0, 0), rulePriority},
+		{"PID: no stats at equal priority", rankByProcesses, mk("a", false, false, 0, 0, 0), mk("b", true, false, 0, 0, 90), ruleNoStats},
+		{"PID: more processes", rankByProcesses, mk("a", true, false, 0, 0, 90), mk("b", true, false, 0, 0, 10), ruleUsage},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if compareRank(&tc.a, &tc.b, tc.class) > 0 {
+				t.Fatalf("bad case: a does not rank ahead of b")
+			}
+			if got := decidingRule(&tc.a, &tc.b, tc.class); got != tc.want {
+				t.Errorf("decidingRule = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// decisionClause is the grammar of the clause, as an e2e test parses it.
+var decisionClause = regexp.MustCompile(`Decision: signal=(\S+) observed=(\S+) threshold=(\S+) rank=(\d+)/(\d+) rule=(\S+) runnerUp=(\S+)(?: runnerUpRank=(\d+))?$`)
+
+func TestExplainVictims(t *testing.T) {
+	// Ranked: nostats, greedy (above request), modest (above request,
+	// less), critical (above request, top priority; never a victim, so
+	// never a runner-up either), within (within request).
+	pods := []*v1.Pod{
+		pod("within", withMemRequest("2Gi")),
+		pod("greedy", withMemRequest("100Mi")),
+		pod("modest", withMemRequest("100Mi")),
+		pod("critical", withPriority(systemCritical), withMemRequest("100Mi")),
+		pod("nostats"),
+	}
+	stats := []statsapi.PodStats{
+		podStats("within", withWorkingSet("1Gi")),
+		podStats("greedy", withWorkingSet("3Gi")),
+		podStats("modest", withWorkingSet("600Mi")),
+		podStats("critical", withWorkingSet("4Gi")),
+	}
+	type want struct {
+		victim, rule, runnerUp string
+		rank, runnerUpRank     int
+	}
+	for _, tc := range []struct {
+		name  string
+		sized bool
+		avail int64
+		want  []want
+	}{
+		{name: "one victim per pass: chosen over the next evictable pod", avail: 512 << 20,
+			want: []want{{victim: "nostats", rank: 1, rule: "no-stats", runnerUp: "ns/greedy", runnerUpRank: 2}}},
+		{name: "sized: each victim is compared with the first pod spared", sized: true, avail: 0,
+			want: []want{
+				{victim: "nostats", rank: 1, rule: "no-stats", runnerUp: "ns/modest", runnerUpRank: 3},
+				{victim: "greedy", rank: 2, rule: "usage", runnerUp: "ns/modest", runnerUpRank: 3},
+			}},
+		{name: "sized: every evictable pod chosen", sized: true, avail: -(3 << 30),
+			want: []want{
+				{victim: "nostats", rank: 1, rule: "only-candidate", runnerUp: "none"},
+				{victim: "greedy", rank: 2, rule: "only-candidate", runnerUp: "none"},
+				{victim: "modest", rank: 3, rule: "only-candidate", runnerUp: "none"},
+				{victim: "within", rank: 5, rule: "only-candidate", runnerUp: "none"},
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := memoryInput(tc.avail, pods, stats...)
+			in.gates.explain, in.gates.reclaimSized = true, tc.sized
+			d := decide(in)
+			if d.target == nil || d.target.decision == nil {
+				t.Fatalf("no explained target: %+v", d.target)
+			}
+			if got := victimNames(d.target.victims); len(got) != len(tc.want) {
+				t.Fatalf("victims %v, want %d", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				v := d.target.victims[i]
+				clause := v.explanation.clause(d.target.decision)
+				m := decisionClause.FindStringSubmatch(clause)
+				if m == nil {
+					t.Fatalf("clause %q does not parse", clause)
+				}
+				got := want{victim: v.pod.Name, rule: m[6], runnerUp: m[7], rank: atoi(t, m[4])}
+				if m[8] != "" {
+					got.runnerUpRank = atoi(t, m[8])
+				}
+				if got != w {
+					t.Errorf("victim %d: %+v, want %+v (clause %q)", i, got, w, clause)
+				}
+				if m[1] != "memory.available" || m[3] != "1Gi" || m[5] != "5" {
+					t.Errorf("clause %q: want signal memory.available, threshold 1Gi, 5 ranked", clause)
+				}
+			}
+		})
+	}
+
+	t.Run("gate off: no explanation", func(t *testing.T) {
+		d := decide(memoryInput(512<<20, pods, stats...))
+		if d.target.decision != nil || d.target.victims[0].explanation != nil {
+			t.Error("explained with the gate off")
+		}
+	})
+}
+
+func TestExplainedEventMessage(t *testing.T) {
+	setGateDuringTest(t, evictionExplain, true)
+	pods, st := mgrMemoryPods()
+	h := mgrNewHarness(t, mgrMemoryConfig(), false, mgrMemoryPressureNode().summary(mgrEpoch, st...))
+	h.pods = pods
+	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
+		t.Fatalf("evicted %v, want [besteffort]", got)
+	}
+	k := h.killer.get()[0]
+	events := h.recorder.byReason(Reason)
+	if len(events) != 1 {
+		t.Fatalf("%d Evicted events, want 1", len(events))
+	}
+	ev := events[0]
+	if !strings.HasPrefix(ev.message, strings.TrimSpace(k.status.Message)) {
+		t.Errorf("event message %q does not start with the status message %q", ev.message, k.status.Message)
+	}
+	if strings.Contains(k.status.Message, "Decision:") {
+		t.Errorf("status message %q carries the decision; it must stay upstream's", k.status.Message)
+	}
+	m := decisionClause.FindStringSubmatch(ev.message)
+	if m == nil {
+		t.Fatalf("event message %q has no decision clause", ev.message)
+	}
+	if m[1] != "memory.available" || m[4] != "1" || m[7] == "none" {
+		t.Errorf("decision %q: want memory.available, rank 1 and a runner-up", m[0])
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
