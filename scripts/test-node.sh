@@ -53,10 +53,10 @@ suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${nodes[@
 report="${root}/_output/reports/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
 filter="${labels}"
 if [[ "${kubelet}" == upstream ]]; then
-	# The FastPath specs turn on the evictkit kubelet's alpha feature
-	# gates, which kubelet-upstream does not have.
-	filter="${labels:+(${labels}) && }!FastPath"
-	note "KUBELET=upstream: the FastPath specs are left out (they need the evictkit kubelet's alpha feature gates)"
+	# The Alpha specs turn on the evictkit kubelet's alpha feature gates,
+	# which kubelet-upstream does not have.
+	filter="${labels:+(${labels}) && }!Alpha"
+	note "KUBELET=upstream: the Alpha specs are left out (they need the evictkit kubelet's alpha feature gates)"
 fi
 step "test-node: suites on ${node}${imagefs_node:+ and ${imagefs_node}} (kubelet ${kubelet}${filter:+, labels ${filter}}); diagnostics of failed specs in _output/logs/node-e2e/"
 suite_run "${root}" test-node ./test/node "${report}" "${REPEAT:-0}" "${filter}" \

@@ -17,11 +17,12 @@ import (
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-// The specs of the evictkit kubelet's alpha eviction behaviour, each with
-// its feature gate on (label FastPath; upstream's kubelet has no such
-// gates, so scripts/test-node.sh leaves them out with KUBELET=upstream).
+// The specs of issue 7's alpha eviction behaviour, each with its feature
+// gate on (label FastPath). Every spec of an alpha gate is also labelled
+// Alpha: upstream's kubelet has no such gates, so scripts/test-node.sh
+// leaves them out with KUBELET=upstream.
 
-var _ = Describe("Reclaim-sized eviction", Label("Eviction", "Memory", "FastPath", "ReclaimSized", "Serial"), func() {
+var _ = Describe("Reclaim-sized eviction", Label("Eviction", "Memory", "FastPath", "ReclaimSized", "Alpha", "Serial"), func() {
 	// Three BestEffort hogs of 350, 300 and 250 MiB hold their memory
 	// before the threshold is set: pressure once the pods use 400 MiB more
 	// than before they started, so the kubelet first looks at a shortfall
@@ -80,7 +81,7 @@ var _ = Describe("Reclaim-sized eviction", Label("Eviction", "Memory", "FastPath
 	})
 })
 
-var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Serial"), func() {
+var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Alpha", "Serial"), func() {
 	// Pressure once the pods use 600 MiB more than when the spec started;
 	// a BestEffort hog grows at 400 MiB/s towards 2000 MiB. The monitoring
 	// loop alone looks every 10 s at stats up to 10 s old: the hog would

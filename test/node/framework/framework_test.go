@@ -37,10 +37,16 @@ func TestParseEvictionCounts(t *testing.T) {
 			wantErr: "without an eviction_signal label",
 		},
 		{name: "not the text format", in: "kubelet_evictions{ 1\n", wantErr: "parsing the kubelet's metrics"},
+		{
+			name: "the dry run's counter is another metric",
+			in: "# TYPE kubelet_evictions_dry_run counter\n" +
+				"kubelet_evictions_dry_run{eviction_signal=\"memory.available\"} 4\n",
+			want: map[string]int{},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseEvictionCounts([]byte(tt.in))
+			got, err := parseSignalCounts([]byte(tt.in), evictionsMetric)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("error = %v, want one containing %q", err, tt.wantErr)

@@ -1,0 +1,128 @@
+package nodee2e
+
+import (
+	"maps"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/test/node/framework"
+)
+
+// wouldEvictReason is the reason of the event a dry run records
+// (pkg/kubelet/eviction/dry_run.go).
+const wouldEvictReason = "WouldEvict"
+
+// dryRunHold is how long the dry run must go on killing nothing and
+// reporting no pressure once it has decided: three monitoring passes.
+const dryRunHold = 30 * time.Second
+
+var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Serial"), func() {
+	// Pressure once the pods use 400 MiB more than when the spec started;
+	// a BestEffort hog takes 700 MiB and holds it. With EvictionDryRun the
+	// kubelet decides to evict the hog and says so, once, and then leaves
+	// everything as it is for as long as the pressure lasts.
+	It("reports the eviction it would make, once, and kills nothing, reports no pressure and admits pods", func(ctx SpecContext) {
+		start := time.Now()
+		By("waiting until the node has no pressure condition")
+		Eventually(ctx, f.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
+		obs, err := f.Observe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		By("setting a memory threshold with EvictionDryRun on")
+		DeferCleanup(func(ctx SpecContext) {
+			Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
+		}, NodeTimeout(5*time.Minute))
+		Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+			c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
+				"memory.available": framework.Quantity(obs.MemoryAvailable - 400*framework.Mi),
+			})
+			c.FeatureGates = maps.Clone(c.FeatureGates)
+			if c.FeatureGates == nil {
+				c.FeatureGates = map[string]bool{}
+			}
+			c.FeatureGates["EvictionDryRun"] = true
+		})).To(Succeed())
+		kubelet, err := f.KubeletProcess(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		evictionsBefore, err := f.EvictionCounts(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		dryBefore, err := f.DryRunEvictionCounts(ctx)
+		Expect(err).NotTo(HaveOccurred())
+
+		ns := createNamespace(ctx, "dry-run")
+		hog := f.Pod("hog", []string{"memory", "-size", "700Mi", "-rate", "100Mi"})
+		_, err = f.CreatePod(ctx, ns, hog)
+		Expect(err).NotTo(HaveOccurred())
+		_, err = f.CreatePod(ctx, ns, f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")))
+		Expect(err).NotTo(HaveOccurred())
+
+		By("waiting for the WouldEvict event on the hog")
+		var would []corev1.Event
+		Eventually(ctx, func(g Gomega) {
+			would, err = f.PodEvents(ctx, ns, "hog", wouldEvictReason)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(would).NotTo(BeEmpty(), "no WouldEvict event yet")
+		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+		ev := would[0]
+		GinkgoWriter.Printf("WouldEvict: %s %v\n", ev.Message, ev.Annotations)
+		Expect(ev.Type).To(Equal(corev1.EventTypeWarning))
+		Expect(ev.Message).To(HavePrefix("The node was low on resource: memory."))
+		Expect(ev.Annotations).To(HaveKeyWithValue("starved_resource", "memory"))
+		Expect(ev.Annotations).To(HaveKeyWithValue("offending_containers", hog.Spec.Containers[0].Name))
+
+		By("checking that, while the pressure lasts, nothing is killed and no pressure is reported")
+		Consistently(ctx, func(g Gomega) {
+			node, err := f.Client.CoreV1().Nodes().Get(ctx, f.Node, metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(framework.IsReady(node)).To(BeTrue(), "node not Ready")
+			g.Expect(framework.Pressures(node)).To(BeEmpty(), "a dry run reported a pressure condition")
+			pods, err := f.Pods(ctx, ns)
+			g.Expect(err).NotTo(HaveOccurred())
+			for i := range pods {
+				p := &pods[i]
+				g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), framework.DescribePod(p))
+				for _, cs := range p.Status.ContainerStatuses {
+					g.Expect(cs.RestartCount).To(BeZero(), framework.DescribePod(p))
+				}
+			}
+			evicted, err := f.PodEvents(ctx, ns, "hog", framework.EvictedReason)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(evicted).To(BeEmpty(), "a dry run recorded an Evicted event")
+			again, err := f.PodEvents(ctx, ns, "hog", wouldEvictReason)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(again).To(HaveLen(1))
+			g.Expect(again[0].Count).To(BeNumerically("<=", 1), "the standing decision was reported again")
+		}).WithTimeout(dryRunHold).WithPolling(poll).Should(Succeed())
+
+		By("checking the hog holds its memory, so the threshold stayed met")
+		Expect(holding(ctx, ns, "hog")).To(BeTrue(), "the hog never reached its size")
+		lines, err := f.KubeletJournal(ctx, start)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(lines).To(ContainElement(SatisfyAll(
+			ContainSubstring("dry run: would report node conditions"), ContainSubstring("MemoryPressure"))),
+			"the kubelet did not log the conditions it would report")
+		Expect(lines).To(ContainElement(SatisfyAll(
+			ContainSubstring("dry run: would evict pod"), ContainSubstring(ns+"/hog"))))
+
+		By("checking kubelet_evictions_dry_run rose by one and kubelet_evictions not at all")
+		dryAfter, err := f.DryRunEvictionCounts(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(countsDelta(dryBefore, dryAfter)).To(Equal(map[string]int{"memory.available": 1}))
+		evictionsAfter, err := f.EvictionCounts(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(countsDelta(evictionsBefore, evictionsAfter)).To(BeEmpty())
+
+		By("checking admission is unchanged: a BestEffort pod starts under the pressure")
+		expectAdmittedUnderPressure(ctx, ns, f.Pod("besteffort", []string{"sleep"}))
+
+		By("checking the kubelet never restarted on its own")
+		now, err := f.KubeletProcess(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(now).To(Equal(kubelet))
+	})
+})
