@@ -3,7 +3,6 @@ package nodee2e
 import (
 	"context"
 	"fmt"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -26,15 +25,7 @@ func holdPressure(ctx SpecContext, ns string, condition corev1.NodeConditionType
 	obs, err := f.Observe(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	By(fmt.Sprintf("setting a threshold and starting a critical hog that hold the node in %s", condition))
-	// Registered first: a kubelet that does not come back with the new
-	// configuration gets the original back too.
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
-	}, NodeTimeout(5*time.Minute))
-	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
-		set(c, obs)
-	})).To(Succeed())
+	setKubeletConfig(ctx, nil, func(c *kubeletconfig.KubeletConfiguration) { set(c, obs) })
 	_, err = f.CreatePod(ctx, ns, f.Pod("critical-hog", hog, append(opts, framework.PriorityClass("system-node-critical"))...))
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(ctx, f.NodePressures).WithTimeout(pressureTimeout).WithPolling(poll).Should(ContainElement(condition))

@@ -1,7 +1,6 @@
 package nodee2e
 
 import (
-	"maps"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -33,20 +32,11 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 		obs, err := f.Observe(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		By("setting a memory threshold with EvictionDryRun on")
-		DeferCleanup(func(ctx SpecContext) {
-			Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
-		}, NodeTimeout(5*time.Minute))
-		Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+		setKubeletConfig(ctx, map[string]bool{"EvictionDryRun": true}, func(c *kubeletconfig.KubeletConfiguration) {
 			c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
 				"memory.available": framework.Quantity(obs.MemoryAvailable - 400*framework.Mi),
 			})
-			c.FeatureGates = maps.Clone(c.FeatureGates)
-			if c.FeatureGates == nil {
-				c.FeatureGates = map[string]bool{}
-			}
-			c.FeatureGates["EvictionDryRun"] = true
-		})).To(Succeed())
+		})
 		kubelet, err := f.KubeletProcess(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		evictionsBefore, err := f.EvictionCounts(ctx)

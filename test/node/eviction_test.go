@@ -138,23 +138,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	)
 	configure := func() {
 		By("setting the eviction thresholds relative to the observations")
-		// Registered first: a kubelet that does not come back with the new
-		// configuration gets the original back too.
-		DeferCleanup(func(ctx SpecContext) {
-			Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
-		}, NodeTimeout(5*time.Minute))
-		Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
-			s.configure(c, obs)
-			if len(s.featureGates) > 0 {
-				c.FeatureGates = maps.Clone(c.FeatureGates)
-				if c.FeatureGates == nil {
-					c.FeatureGates = map[string]bool{}
-				}
-				maps.Copy(c.FeatureGates, s.featureGates)
-			}
-			GinkgoWriter.Printf("evictionHard %v evictionSoft %v featureGates %v\n", c.EvictionHard, c.EvictionSoft, c.FeatureGates)
-		})).To(Succeed())
+		setKubeletConfig(ctx, s.featureGates, func(c *kubeletconfig.KubeletConfiguration) { s.configure(c, obs) })
 		var err error
 		kubelet, err = f.KubeletProcess(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -283,6 +267,29 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	now, err := f.KubeletProcess(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(now).To(Equal(kubelet))
+}
+
+// setKubeletConfig changes the kubelet's configuration for the spec and
+// restores it when the spec ends: the spec's evictionPressureTransitionPeriod,
+// what set changes, and the feature gates turned on or off over the
+// configured ones. The restore is registered first, so a kubelet that does
+// not come back with the new configuration gets the original back too.
+func setKubeletConfig(ctx SpecContext, gates map[string]bool, set func(*kubeletconfig.KubeletConfiguration)) {
+	DeferCleanup(func(ctx SpecContext) {
+		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
+	}, NodeTimeout(5*time.Minute))
+	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
+		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
+		set(c)
+		if len(gates) > 0 {
+			c.FeatureGates = maps.Clone(c.FeatureGates)
+			if c.FeatureGates == nil {
+				c.FeatureGates = map[string]bool{}
+			}
+			maps.Copy(c.FeatureGates, gates)
+		}
+		GinkgoWriter.Printf("evictionHard %v evictionSoft %v featureGates %v\n", c.EvictionHard, c.EvictionSoft, c.FeatureGates)
+	})).To(Succeed())
 }
 
 // holding reports whether a workload pod logged that it holds its size.
