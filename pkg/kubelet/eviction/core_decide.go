@@ -171,6 +171,13 @@ func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
 // chooseVictims picks the victims among the evictable ranked pods
 // (indices into target.ranked, in rank order, at least one).
 func chooseVictims(in *decideInput, target *reclaimTarget, evictable []int) []victim {
+	//evictkit:begin EvictionPSI
+	// A stall share says nothing of how much memory to free: one pod per
+	// pass, with or without EvictionReclaimSized.
+	if isPSISignal(target.threshold.Signal) {
+		return []victim{makeVictim(in, target, evictable[0])}
+	}
+	//evictkit:end EvictionPSI
 	//evictkit:begin EvictionReclaimSized
 	if in.gates.reclaimSized {
 		// An actionable threshold always has an observation.

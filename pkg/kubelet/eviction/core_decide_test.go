@@ -336,6 +336,9 @@ func TestDecideReclaimStepsPerLayout(t *testing.T) {
 		sigNodeFs: v1.ResourceEphemeralStorage, sigImgFs: v1.ResourceEphemeralStorage, sigCtrFs: v1.ResourceEphemeralStorage,
 		sigNodeIn: resourceInodes, sigImgIn: resourceInodes, sigCtrIn: resourceInodes,
 	}
+	//evictkit:begin EvictionPSI
+	resources[signalMemoryPSISome], resources[signalMemoryPSIFull] = v1.ResourceMemory, v1.ResourceMemory
+	//evictkit:end EvictionPSI
 	classes := map[v1.ResourceName]rankClass{
 		v1.ResourceMemory: rankByMemory, resourcePids: rankByProcesses,
 		v1.ResourceEphemeralStorage: rankByDiskBytes, resourceInodes: rankByDiskInodes,

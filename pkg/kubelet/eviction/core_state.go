@@ -30,6 +30,12 @@ type decisionState struct {
 	// it never drive an eviction again. Zero without the fast path.
 	memoryDecidedAt time.Time
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionPSI
+	// psiEvictedAt is when a pass last evicted for a PSI threshold
+	// (EvictionPSI): for psiSettle after it, PSI thresholds drive no
+	// eviction.
+	psiEvictedAt time.Time
+	//evictkit:end EvictionPSI
 }
 
 // newDecisionState returns the state before the first pass for n thresholds.
@@ -72,6 +78,9 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 	//evictkit:begin EvictionFastPath
 	next.memoryDecidedAt = prev.memoryDecidedAt
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionPSI
+	next.psiEvictedAt = prev.psiEvictedAt
+	//evictkit:end EvictionPSI
 
 	var actionable []int
 	for i, t := range thresholds {
@@ -102,6 +111,11 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 			fresh = false
 		}
 		//evictkit:end EvictionFastPath
+		//evictkit:begin EvictionPSI
+		if isPSISignal(t.Signal) && psiSettling(prev.psiEvictedAt, now) {
+			fresh = false
+		}
+		//evictkit:end EvictionPSI
 		if fresh {
 			actionable = append(actionable, i)
 		}
@@ -113,6 +127,13 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 // signalBelow reports whether an observation meets a threshold; with
 // reclaim set, the level includes the threshold's minimum reclaim.
 func signalBelow(t evictionapi.Threshold, ob signalObservation, reclaim bool) bool {
+	//evictkit:begin EvictionPSI
+	// A pressure stall signal is met above its threshold; it has no
+	// minimum reclaim.
+	if t.Operator == opGreaterThan {
+		return psiAbove(t, ob)
+	}
+	//evictkit:end EvictionPSI
 	if t.Operator != evictionapi.OpLessThan {
 		return false
 	}

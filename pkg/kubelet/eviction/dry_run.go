@@ -35,9 +35,9 @@ import (
 //     are then those that would follow it;
 //   - kubelet_evictions does not move.
 
-// WouldEvictReason is the reason of the event a dry run records on a pod it
+// wouldEvictReason is the reason of the event a dry run records on a pod it
 // would have evicted.
-const WouldEvictReason = "WouldEvict"
+const wouldEvictReason = "WouldEvict"
 
 // dryRunEvictions counts the evictions a dry run reported.
 var dryRunEvictions = metrics.NewCounterVec(
@@ -143,7 +143,7 @@ func (m *managerImpl) wouldEvict(logger klog.Logger, e *podEviction, eventMessag
 		return
 	}
 	//nolint:forbidigo // the annotated event API is the one the kubelet records with.
-	m.recorder.AnnotatedEventf(e.pod, e.annotations, v1.EventTypeWarning, WouldEvictReason, "%s", eventMessage)
+	m.recorder.AnnotatedEventf(e.pod, e.annotations, v1.EventTypeWarning, wouldEvictReason, "%s", eventMessage)
 	dryRunEvictions.WithLabelValues(e.signal).Inc()
 	logger.Info("Eviction manager: dry run: would evict pod", "pod", klog.KObj(e.pod), "podUID", e.pod.UID,
 		"signal", e.signal, "gracePeriod", e.gracePeriodSeconds, "message", eventMessage)

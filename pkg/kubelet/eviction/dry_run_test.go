@@ -31,7 +31,7 @@ func TestDryRunMemoryPressure(t *testing.T) {
 	if k := h.killer.get(); len(k) != 0 {
 		t.Fatalf("a dry run killed %d pods", len(k))
 	}
-	would := h.recorder.byReason(WouldEvictReason)
+	would := h.recorder.byReason(wouldEvictReason)
 	if len(would) != 1 {
 		t.Fatalf("%d WouldEvict events, want 1", len(would))
 	}
@@ -71,7 +71,7 @@ func TestDryRunMemoryPressure(t *testing.T) {
 	h.recorder.reset()
 	h.advance(10 * time.Second)
 	h.sync()
-	if e := h.recorder.byReason(WouldEvictReason); len(e) != 0 {
+	if e := h.recorder.byReason(wouldEvictReason); len(e) != 0 {
 		t.Errorf("the standing decision was reported again: %d WouldEvict events", len(e))
 	}
 	if d := dryRunCount(t, sig) - dryBefore; d != 1 {
@@ -85,7 +85,7 @@ func TestDryRunMemoryPressure(t *testing.T) {
 	h.summary.set(mgrMemoryPressureNode().summary(h.clock.Now(), st...))
 	h.advance(10 * time.Second)
 	h.sync()
-	if e := h.recorder.byReason(WouldEvictReason); len(e) != 1 {
+	if e := h.recorder.byReason(wouldEvictReason); len(e) != 1 {
 		t.Errorf("%d WouldEvict events for renewed pressure, want 1", len(e))
 	}
 	if k := h.killer.get(); len(k) != 0 {
@@ -103,7 +103,7 @@ func TestDryRunLocalStorage(t *testing.T) {
 	if ev := h.sync(); ev != nil || len(h.killer.get()) != 0 {
 		t.Fatalf("a dry run evicted %v", podNames(ev))
 	}
-	e := h.recorder.byReason(WouldEvictReason)
+	e := h.recorder.byReason(wouldEvictReason)
 	if len(e) != 1 || e[0].message != `Usage of EmptyDir volume "cache" exceeds the limit "100Mi". ` {
 		t.Errorf("WouldEvict events %+v, want one with the emptyDir message", e)
 	}
@@ -129,7 +129,7 @@ func TestDryRunReclaimSized(t *testing.T) {
 	h.pods = pods
 	h.sync()
 	var got []string
-	for _, e := range h.recorder.byReason(WouldEvictReason) {
+	for _, e := range h.recorder.byReason(wouldEvictReason) {
 		got = append(got, e.object.(*v1.Pod).Name)
 	}
 	if len(got) != 3 || len(h.killer.get()) != 0 {
@@ -145,7 +145,7 @@ func TestDryRunGateOff(t *testing.T) {
 	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
 		t.Errorf("evicted %v, want [besteffort]", got)
 	}
-	if e := h.recorder.byReason(WouldEvictReason); len(e) != 0 || !h.m.IsUnderMemoryPressure() {
+	if e := h.recorder.byReason(wouldEvictReason); len(e) != 0 || !h.m.IsUnderMemoryPressure() {
 		t.Errorf("gate off: %d WouldEvict events, MemoryPressure %v; want none and true", len(e), h.m.IsUnderMemoryPressure())
 	}
 }
@@ -166,7 +166,7 @@ func TestDryRunFastPass(t *testing.T) {
 		}
 		h.clock.Step(fastPathQuiet)
 	}
-	e := h.recorder.byReason(WouldEvictReason)
+	e := h.recorder.byReason(wouldEvictReason)
 	if len(e) != 1 || e[0].object.(*v1.Pod).Name != "hog" || len(h.killer.get()) != 0 {
 		t.Errorf("%d WouldEvict events (want 1, on hog), %d kills (want 0)", len(e), len(h.killer.get()))
 	}

@@ -111,6 +111,11 @@ func explainVictims(target *reclaimTarget, obs *signalObservations) {
 	if ob, ok := obs.get(target.threshold.Signal); ok {
 		ctx.observed = resource.NewQuantity(ob.available, quantityFormat(target.resource)).String()
 		ctx.threshold = thresholdLevel(target.threshold, ob.capacity, false).String()
+		//evictkit:begin EvictionPSI
+		if isPSISignal(target.threshold.Signal) && target.threshold.Value.Quantity != nil {
+			ctx.observed, ctx.threshold = formatPSI(ob.available), formatPSI(target.threshold.Value.Quantity.MilliValue())
+		}
+		//evictkit:end EvictionPSI
 	}
 	target.decision = &ctx
 	for k := range target.victims {

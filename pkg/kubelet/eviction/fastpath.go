@@ -75,7 +75,7 @@ func (m *managerImpl) startFastPath(ctx context.Context, diskInfo DiskInfoProvid
 	logger := klog.FromContext(ctx)
 	hasHard := false
 	for _, t := range m.config.Thresholds {
-		if isHardEvictionThreshold(t) && signalResource(t.Signal) == v1.ResourceMemory {
+		if isHardEvictionThreshold(t) && isMemorySignal(t.Signal) {
 			hasHard = true
 		}
 	}

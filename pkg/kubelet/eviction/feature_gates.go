@@ -33,6 +33,11 @@ const (
 	// report no node condition (dry_run.go).
 	evictionDryRun featuregate.Feature = "EvictionDryRun"
 	//evictkit:end EvictionDryRun
+	//evictkit:begin EvictionPSI
+	// evictionPSI: memory pressure stall information as eviction signals
+	// (psi.go).
+	evictionPSI featuregate.Feature = "EvictionPSI"
+	//evictkit:end EvictionPSI
 )
 
 // gateEnabled reports whether a feature gate is on; a gate that is not

@@ -25,6 +25,9 @@ var evictkitGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
 	//evictkit:begin EvictionDryRun
 	evictionDryRun: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
 	//evictkit:end EvictionDryRun
+	//evictkit:begin EvictionPSI
+	evictionPSI: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
+	//evictkit:end EvictionPSI
 }
 
 // setGateDuringTest turns one of the package's gates on or off for the

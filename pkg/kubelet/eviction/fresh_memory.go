@@ -139,11 +139,13 @@ func withFreshContainers(list []statsapi.ContainerStats, pod *v1.Pod, byID map[s
 }
 
 // hardMemoryThresholdMet reports whether fresh observations meet a hard
-// memory threshold: what wakes the fast path. Soft thresholds wait out a
-// grace period anyway and are left to the monitoring loop.
+// memory.available or allocatableMemory.available threshold (the signals
+// the fast path has fresh figures for): what wakes the fast path. Soft
+// thresholds wait out a grace period anyway and are left to the
+// monitoring loop.
 func hardMemoryThresholdMet(thresholds []evictionapi.Threshold, obs *signalObservations) bool {
 	for _, t := range thresholds {
-		if !isHardEvictionThreshold(t) || signalResource(t.Signal) != v1.ResourceMemory {
+		if !isHardEvictionThreshold(t) || !isMemorySignal(t.Signal) {
 			continue
 		}
 		if ob, ok := obs.get(t.Signal); ok && signalBelow(t, ob, false) {

@@ -44,6 +44,12 @@ type managerImpl struct {
 	dryRun       bool
 	dryRunLedger dryRunLedger
 	//evictkit:end EvictionDryRun
+	//evictkit:begin EvictionPSI
+	// psi is set when the EvictionPSI gate is on and a PSI threshold is
+	// configured (psi.go); readPressure reads /proc/pressure/memory.
+	psi          bool
+	readPressure func() ([]byte, error)
+	//evictkit:end EvictionPSI
 
 	// Where inputs come from.
 	summaryProvider stats.SummaryProvider
@@ -112,6 +118,10 @@ func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFun
 		registerDryRun()
 	}
 	//evictkit:end EvictionDryRun
+	//evictkit:begin EvictionPSI
+	m.psi = gateEnabled(evictionPSI) && hasPSIThreshold(config.Thresholds)
+	m.readPressure = readProcPressureMemory
+	//evictkit:end EvictionPSI
 	// Inputs.
 	m.summaryProvider, m.clock = summaryProvider, clock
 	// Actions on the node and the API.

@@ -42,11 +42,7 @@ func quantityFormat(r v1.ResourceName) resource.Format {
 func thresholdEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation, pod *v1.Pod, s *statsapi.PodStats, podLevelResources bool) (string, map[string]string) {
 	var b strings.Builder
 	annotations := map[string]string{}
-	fmt.Fprintf(&b, "The node was low on resource: %v. ", r)
-	if t != nil && ob != nil {
-		level := thresholdLevel(*t, ob.capacity, false)
-		fmt.Fprintf(&b, "Threshold quantity: %v, available: %v. ", level, resource.NewQuantity(ob.available, quantityFormat(r)))
-	}
+	b.WriteString(nodeEvictionMessage(r, t, ob))
 	if s == nil {
 		return b.String(), annotations
 	}
@@ -81,6 +77,22 @@ func thresholdEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *s
 	annotations[OffendingContainersUsageKey] = strings.Join(usages, ",")
 	annotations[StarvedResourceKey] = string(r)
 	return b.String(), annotations
+}
+
+// nodeEvictionMessage is the part of an eviction message about the node:
+// what it was short of, and the threshold and observation when known.
+func nodeEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation) string {
+	//evictkit:begin EvictionPSI
+	if t != nil && isPSISignal(t.Signal) {
+		return psiEvictionMessage(t, ob)
+	}
+	//evictkit:end EvictionPSI
+	msg := fmt.Sprintf("The node was low on resource: %v. ", r)
+	if t != nil && ob != nil {
+		level := thresholdLevel(*t, ob.capacity, false)
+		msg += fmt.Sprintf("Threshold quantity: %v, available: %v. ", level, resource.NewQuantity(ob.available, quantityFormat(r)))
+	}
+	return msg
 }
 
 // findContainerSpec returns the regular or init container named name.

@@ -109,6 +109,11 @@ func checkSignal(setting, key string) (evictionapi.Signal, error) {
 	if !validSignal(signal) {
 		return "", fmt.Errorf("%s[%q]: unsupported eviction signal %v", setting, key, signal)
 	}
+	//evictkit:begin EvictionPSI
+	if isPSISignal(signal) && !gateEnabled(evictionPSI) {
+		return "", fmt.Errorf("%s[%q]: eviction signal %v needs the EvictionPSI feature gate", setting, key, signal)
+	}
+	//evictkit:end EvictionPSI
 	return signal, nil
 }
 
@@ -120,6 +125,16 @@ func parseThresholdMap(setting string, m map[string]string) ([]evictionapi.Thres
 		if err != nil {
 			return nil, err
 		}
+		//evictkit:begin EvictionPSI
+		if isPSISignal(signal) {
+			value, err := parsePSIThresholdValue(m[key])
+			if err != nil {
+				return nil, fmt.Errorf("%s[%q]=%q: %w", setting, key, m[key], err)
+			}
+			out = append(out, evictionapi.Threshold{Signal: signal, Operator: opGreaterThan, Value: value})
+			continue
+		}
+		//evictkit:end EvictionPSI
 		value, use, err := parseThresholdValue(m[key])
 		if err != nil {
 			return nil, fmt.Errorf("%s[%q]=%q: %w", setting, key, m[key], err)
@@ -206,6 +221,11 @@ func parseMinReclaimMap(m map[string]string) (map[evictionapi.Signal]evictionapi
 		if err != nil {
 			return nil, err
 		}
+		//evictkit:begin EvictionPSI
+		if isPSISignal(signal) {
+			return nil, fmt.Errorf("evictionMinimumReclaim[%q]=%q: a pressure stall signal has no minimum reclaim", key, m[key])
+		}
+		//evictkit:end EvictionPSI
 		s := m[key]
 		if strings.HasSuffix(s, "%") {
 			p, err := parsePercent(s)

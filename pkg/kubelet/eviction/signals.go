@@ -28,6 +28,10 @@ type signalInfo struct {
 var signalTable = [...]signalInfo{
 	{evictionapi.SignalMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure},
 	{evictionapi.SignalAllocatableMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure},
+	//evictkit:begin EvictionPSI
+	{signalMemoryPSISome, v1.ResourceMemory, v1.NodeMemoryPressure},
+	{signalMemoryPSIFull, v1.ResourceMemory, v1.NodeMemoryPressure},
+	//evictkit:end EvictionPSI
 	{evictionapi.SignalNodeFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},
 	{evictionapi.SignalNodeFsInodesFree, resourceInodes, v1.NodeDiskPressure},
 	{evictionapi.SignalImageFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},

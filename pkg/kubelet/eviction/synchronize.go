@@ -44,6 +44,11 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 	m.rearmNotifiers(ctx, summary)
 
 	obs := observeSummary(summary)
+	//evictkit:begin EvictionPSI
+	if m.psi {
+		m.observePSI(logger, obs, summary)
+	}
+	//evictkit:end EvictionPSI
 	logObservations(logger, "observations", obs)
 	stats := indexPodStats(summary)
 	d := decide(m.decideInput(obs, pods, stats, m.clock.Now()))
@@ -209,6 +214,11 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	logDecision(logger, target)
 	//evictkit:end EvictionExplain
 	evicted := m.evictVictims(logger, target)
+	//evictkit:begin EvictionPSI
+	if len(evicted) > 0 && isPSISignal(target.threshold.Signal) {
+		m.state.psiEvictedAt = m.clock.Now()
+	}
+	//evictkit:end EvictionPSI
 	//evictkit:begin EvictionFastPath
 	if m.memcg != nil {
 		m.noteMemoryEvictions(target, evicted)

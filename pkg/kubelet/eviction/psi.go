@@ -1,0 +1,230 @@
+//evictkit:file EvictionPSI
+
+package eviction
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/klog/v2"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// Memory pressure stall information as eviction signals (feature gate
+// EvictionPSI, alpha).
+//
+// memory.available says how much memory is left, not whether the node is
+// suffering: a node can run with little free memory and no harm, or stall
+// in reclaim, refaulting its working set, with hundreds of MiB still
+// "available". The kernel's pressure stall information measures the
+// latter: the share of wall time in which some (or all non-idle) tasks
+// waited for memory, averaged over 10 seconds. Two signals:
+//
+//	memory.psi.some.avg10   share of time some task stalled on memory
+//	memory.psi.full.avg10   share of time all non-idle tasks stalled at once
+//
+// A threshold is a share in percent, met when the signal is above it (the
+// one signal family that grows with pressure):
+//
+//	evictionHard: {"memory.psi.full.avg10": "20"}   # or "20%", "12.5"
+//
+// They report MemoryPressure and rank pods as memory.available does
+// (usage above request first, then priority, then usage above request):
+// the node-wide stall does not say which pod causes it (cgroup v1 has no
+// per-cgroup pressure), and the pods using more memory than they asked
+// for are the ones whose eviction relieves reclaim. Each pass evicts one
+// pod (a stall share says nothing of how much memory to free, so
+// EvictionReclaimSized does not size these), and no minimum reclaim
+// applies. For psiSettle after an eviction for a PSI threshold none
+// drives another, so that the average can show the relief first. The
+// figures come from the Summary API's node memory PSI where
+// it has them (cgroup v2 with the KubeletPSI gate) and from
+// /proc/pressure/memory otherwise. io pressure is left out: slow devices
+// stall io whatever the pods do, and no ranking by local storage use
+// would relieve it.
+
+const (
+	// signalMemoryPSISome and signalMemoryPSIFull are the signals.
+	signalMemoryPSISome evictionapi.Signal = "memory.psi.some.avg10"
+	signalMemoryPSIFull evictionapi.Signal = "memory.psi.full.avg10"
+	// opGreaterThan is the operator of thresholds on signals that grow
+	// with pressure.
+	opGreaterThan evictionapi.ThresholdOperator = "GreaterThan"
+	// psiScale: observations hold stall shares in thousandths of a
+	// percent (what a threshold quantity's MilliValue gives), out of
+	// psiCapacity.
+	psiScale    = 1000
+	psiCapacity = 100 * psiScale
+	// procPressureMemory is the node's memory pressure file.
+	procPressureMemory = "/proc/pressure/memory"
+)
+
+// psiSettle is how long after an eviction for a PSI threshold no PSI
+// threshold drives another: an avg10 figure is a 10-second average, and
+// lags the relief an eviction brings by about as long. Without the pause
+// the pass that follows the victim's cleanup would still see the stall
+// of before and evict a second pod for it.
+const psiSettle = 10 * time.Second
+
+// psiSettling reports whether now is within psiSettle of the last PSI
+// eviction (evictedAt, zero if none).
+func psiSettling(evictedAt, now time.Time) bool {
+	return !evictedAt.IsZero() && now.Sub(evictedAt) < psiSettle
+}
+
+// isPSISignal reports whether signal is a pressure stall signal.
+func isPSISignal(signal evictionapi.Signal) bool {
+	return signal == signalMemoryPSISome || signal == signalMemoryPSIFull
+}
+
+// parsePSIThresholdValue parses a stall share: a number of percent, with
+// or without "%", above 0 and below 100.
+func parsePSIThresholdValue(s string) (evictionapi.ThresholdValue, error) {
+	num := strings.TrimSuffix(strings.TrimSpace(s), "%")
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return evictionapi.ThresholdValue{}, errors.New("want a share of stalled time in percent, such as 10 or 12.5%")
+	}
+	if f <= 0 || f >= 100 {
+		return evictionapi.ThresholdValue{}, errors.New("a share of stalled time must be above 0 and below 100 percent")
+	}
+	q := resource.NewMilliQuantity(int64(math.Round(f*psiScale)), resource.DecimalSI)
+	return evictionapi.ThresholdValue{Quantity: q}, nil
+}
+
+// psiAbove reports whether an observation is above a PSI threshold.
+func psiAbove(t evictionapi.Threshold, ob signalObservation) bool {
+	if t.Value.Quantity == nil {
+		return false
+	}
+	return ob.available > t.Value.Quantity.MilliValue()
+}
+
+// psiObservation is a stall share in percent as an observation.
+func psiObservation(percent float64, at time.Time) signalObservation {
+	return signalObservation{available: int64(math.Round(percent * psiScale)), capacity: psiCapacity, time: at}
+}
+
+// formatPSI renders an observed or threshold stall share ("12.5%").
+func formatPSI(milli int64) string {
+	return strconv.FormatFloat(float64(milli)/psiScale, 'f', -1, 64) + "%"
+}
+
+// observeSummaryPSI records the PSI signals from the Summary API's node
+// memory stats; it reports whether they were there.
+func observeSummaryPSI(out *signalObservations, summary *statsapi.Summary) bool {
+	if summary == nil || summary.Node.Memory == nil || summary.Node.Memory.PSI == nil {
+		return false
+	}
+	m := summary.Node.Memory
+	out.set(signalMemoryPSISome, psiObservation(m.PSI.Some.Avg10, m.Time.Time))
+	out.set(signalMemoryPSIFull, psiObservation(m.PSI.Full.Avg10, m.Time.Time))
+	return true
+}
+
+// observePressureFile records the PSI signals from the contents of a
+// pressure file (/proc/pressure/memory) read at at.
+func observePressureFile(out *signalObservations, content []byte, at time.Time) error {
+	some, full, err := parsePressureFile(content)
+	if err != nil {
+		return err
+	}
+	out.set(signalMemoryPSISome, psiObservation(some, at))
+	out.set(signalMemoryPSIFull, psiObservation(full, at))
+	return nil
+}
+
+// parsePressureFile returns the avg10 of the "some" and "full" lines of a
+// pressure file:
+//
+//	some avg10=1.53 avg60=0.87 avg300=0.29 total=20390431
+//	full avg10=0.00 avg60=0.13 avg300=0.05 total=5310237
+//
+// A file without a "full" line (the cpu file of older kernels) reads as
+// full 0.
+func parsePressureFile(content []byte) (some, full float64, err error) {
+	seen := false
+	for line := range bytes.Lines(content) {
+		fields := strings.Fields(string(line))
+		if len(fields) == 0 {
+			continue
+		}
+		kind := fields[0]
+		if kind != "some" && kind != "full" {
+			return 0, 0, fmt.Errorf("pressure file: unexpected line %q", strings.TrimSpace(string(line)))
+		}
+		v, err := avg10(fields[1:])
+		if err != nil {
+			return 0, 0, fmt.Errorf("pressure file: %s line %q: %w", kind, strings.TrimSpace(string(line)), err)
+		}
+		if kind == "some" {
+			some, seen = v, true
+		} else {
+			full = v
+		}
+	}
+	if !seen {
+		return 0, 0, errors.New(`pressure file: no "some" line`)
+	}
+	return some, full, nil
+}
+
+// avg10 returns the value of the avg10= field.
+func avg10(fields []string) (float64, error) {
+	for _, f := range fields {
+		v, ok := strings.CutPrefix(f, "avg10=")
+		if !ok {
+			continue
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil || x < 0 || x > 100 {
+			return 0, fmt.Errorf("avg10=%q is not a percentage", v)
+		}
+		return x, nil
+	}
+	return 0, errors.New("no avg10 field")
+}
+
+// psiEvictionMessage is the node part of the message of a pod evicted
+// for a PSI threshold.
+func psiEvictionMessage(t *evictionapi.Threshold, ob *signalObservation) string {
+	if t == nil || ob == nil || t.Value.Quantity == nil {
+		return "The node was under memory pressure. "
+	}
+	return fmt.Sprintf("The node was under memory pressure: %s was %s, threshold %s. ",
+		t.Signal, formatPSI(ob.available), formatPSI(t.Value.Quantity.MilliValue()))
+}
+
+// hasPSIThreshold reports whether any threshold is on a PSI signal.
+func hasPSIThreshold(thresholds []evictionapi.Threshold) bool {
+	return slices.ContainsFunc(thresholds, func(t evictionapi.Threshold) bool { return isPSISignal(t.Signal) })
+}
+
+// readProcPressureMemory reads the node's memory pressure file.
+func readProcPressureMemory() ([]byte, error) { return os.ReadFile(procPressureMemory) }
+
+// observePSI records the PSI signals of this pass: from the Summary API
+// where it has them, from the pressure file otherwise. A failure is
+// logged and leaves them unobserved (their thresholds then count as not
+// met, as for any signal without figures).
+func (m *managerImpl) observePSI(logger klog.Logger, obs *signalObservations, summary *statsapi.Summary) {
+	if observeSummaryPSI(obs, summary) {
+		return
+	}
+	content, err := m.readPressure()
+	if err == nil {
+		err = observePressureFile(obs, content, m.clock.Now())
+	}
+	if err != nil {
+		logger.Error(err, "Eviction manager: cannot observe memory pressure stall information; PSI thresholds are not evaluated this pass", "file", procPressureMemory)
+	}
+}

@@ -1,0 +1,313 @@
+//evictkit:file EvictionPSI
+
+package eviction
+
+import (
+	"errors"
+	"io/fs"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+func TestParsePSIThresholdValue(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		milli   int64
+		wantErr string
+	}{
+		{in: "10", milli: 10000},
+		{in: "12.5%", milli: 12500},
+		{in: " 0.25 ", milli: 250},
+		{in: "99.9", milli: 99900},
+		{in: "0", wantErr: "above 0 and below 100"},
+		{in: "100%", wantErr: "above 0 and below 100"},
+		{in: "-5", wantErr: "above 0 and below 100"},
+		{in: "lots", wantErr: "want a share of stalled time in percent"},
+		{in: "NaN", wantErr: "want a share of stalled time in percent"},
+		{in: "Inf", wantErr: "want a share of stalled time in percent"},
+		{in: "", wantErr: "want a share of stalled time in percent"},
+	} {
+		v, err := parsePSIThresholdValue(tc.in)
+		if tc.wantErr != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%q: error %v, want one with %q", tc.in, err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || v.Quantity == nil || v.Quantity.MilliValue() != tc.milli {
+			t.Errorf("%q: %+v, %v; want %d milli-percent", tc.in, v, err, tc.milli)
+		}
+	}
+}
+
+func TestParseThresholdConfigPSI(t *testing.T) {
+	t.Run("gate off: the signals are refused, naming the gate", func(t *testing.T) {
+		setGateDuringTest(t, evictionPSI, false)
+		_, err := ParseThresholdConfig(nil, map[string]string{"memory.psi.some.avg10": "10"}, nil, nil, nil)
+		if err == nil || err.Error() != `evictionHard["memory.psi.some.avg10"]: eviction signal memory.psi.some.avg10 needs the EvictionPSI feature gate` {
+			t.Errorf("error %v", err)
+		}
+	})
+	setGateDuringTest(t, evictionPSI, true)
+	t.Run("hard and soft", func(t *testing.T) {
+		got, err := ParseThresholdConfig(nil,
+			map[string]string{"memory.psi.full.avg10": "20", "memory.available": "100Mi"},
+			map[string]string{"memory.psi.some.avg10": "12.5%"},
+			map[string]string{"memory.psi.some.avg10": "30s"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 {
+			t.Fatalf("thresholds %v, want 3", describeAll(got))
+		}
+		full, some := got[1], got[2]
+		if got[0].Signal != evictionapi.SignalMemoryAvailable || full.Signal != signalMemoryPSIFull || some.Signal != signalMemoryPSISome {
+			t.Errorf("order %v, want memory.available, then the PSI ones", describeAll(got))
+		}
+		if full.Operator != opGreaterThan || full.Value.Quantity.MilliValue() != 20000 || full.GracePeriod != 0 {
+			t.Errorf("hard PSI threshold %+v", full)
+		}
+		if some.Operator != opGreaterThan || some.Value.Quantity.MilliValue() != 12500 || some.GracePeriod != 30*time.Second {
+			t.Errorf("soft PSI threshold %+v", some)
+		}
+	})
+	for _, tc := range []struct {
+		name                string
+		hard, soft, reclaim map[string]string
+		want                string
+	}{
+		{name: "value out of range", hard: map[string]string{"memory.psi.full.avg10": "150"},
+			want: `evictionHard["memory.psi.full.avg10"]="150": a share of stalled time must be above 0 and below 100 percent`},
+		{name: "not a number", soft: map[string]string{"memory.psi.some.avg10": "high"},
+			want: `evictionSoft["memory.psi.some.avg10"]="high": want a share of stalled time in percent, such as 10 or 12.5%`},
+		{name: "minimum reclaim", hard: map[string]string{"memory.psi.full.avg10": "20"}, reclaim: map[string]string{"memory.psi.full.avg10": "5"},
+			want: `evictionMinimumReclaim["memory.psi.full.avg10"]="5": a pressure stall signal has no minimum reclaim`},
+		{name: "unknown pressure signal", hard: map[string]string{"io.psi.some.avg10": "20"},
+			want: `evictionHard["io.psi.some.avg10"]: unsupported eviction signal io.psi.some.avg10`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			grace := map[string]string{}
+			for k := range tc.soft {
+				grace[k] = "1m"
+			}
+			_, err := ParseThresholdConfig(nil, tc.hard, tc.soft, grace, tc.reclaim)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v, want %s", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestParsePressureFile(t *testing.T) {
+	for _, tc := range []struct {
+		name, in   string
+		some, full float64
+		wantErr    string
+	}{
+		{name: "kernel format", in: "some avg10=1.53 avg60=0.87 avg300=0.29 total=20390431\nfull avg10=0.07 avg60=0.13 avg300=0.05 total=5310237\n", some: 1.53, full: 0.07},
+		{name: "no full line", in: "some avg10=42.00 avg60=0.00 avg300=0.00 total=1\n", some: 42},
+		{name: "empty", in: "", wantErr: `no "some" line`},
+		{name: "another file", in: "MemTotal: 1 kB\n", wantErr: `unexpected line "MemTotal: 1 kB"`},
+		{name: "bad value", in: "some avg10=x avg60=0 avg300=0 total=0\n", wantErr: `avg10="x" is not a percentage`},
+		{name: "above 100", in: "some avg10=101.00 total=0\n", wantErr: `avg10="101.00" is not a percentage`},
+		{name: "no avg10", in: "some avg60=1.00 total=0\n", wantErr: "no avg10 field"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			some, full, err := parsePressureFile([]byte(tc.in))
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || some != tc.some || full != tc.full {
+				t.Fatalf("= %v, %v, %v; want %v, %v", some, full, err, tc.some, tc.full)
+			}
+		})
+	}
+}
+
+// psiInput is a node with a hard memory.psi.full.avg10 > 20 threshold (and
+// plenty of memory available) at the given stall share.
+func psiInput(full float64, pods []*v1.Pod, stats ...statsapi.PodStats) *decideInput {
+	in := memoryInput(6<<30, pods, stats...)
+	v, _ := parsePSIThresholdValue("20")
+	in.thresholds = append(in.thresholds, evictionapi.Threshold{Signal: signalMemoryPSIFull, Operator: opGreaterThan, Value: v})
+	prev := newDecisionState(len(in.thresholds))
+	in.prev = &prev
+	in.obs.set(signalMemoryPSIFull, psiObservation(full, t0))
+	return in
+}
+
+func TestDecidePSI(t *testing.T) {
+	pods := []*v1.Pod{pod("within", withMemRequest("2Gi")), pod("greedy", withMemRequest("100Mi")), pod("small", withMemRequest("100Mi"))}
+	stats := []statsapi.PodStats{
+		podStats("within", withWorkingSet("1Gi")),
+		podStats("greedy", withWorkingSet("900Mi"), withContainerStats(cStats("app", cWorkingSet("900Mi")))),
+		podStats("small", withWorkingSet("200Mi")),
+	}
+	t.Run("below the threshold", func(t *testing.T) {
+		d := decide(psiInput(20, pods, stats...))
+		if d.target != nil || len(d.conditions) != 0 {
+			t.Errorf("at 20%% (not above 20%%): target %+v conditions %v", d.target, d.conditions)
+		}
+	})
+	t.Run("above: MemoryPressure, memory ranking, one victim even when sized", func(t *testing.T) {
+		in := psiInput(35.5, pods, stats...)
+		in.gates.reclaimSized = true
+		d := decide(in)
+		if !reflect.DeepEqual(d.conditions, memPressure) {
+			t.Errorf("conditions %v, want MemoryPressure", d.conditions)
+		}
+		if d.target == nil || d.target.threshold.Signal != signalMemoryPSIFull || d.target.class != rankByMemory {
+			t.Fatalf("target %+v, want memory.psi.full.avg10 ranked by memory", d.target)
+		}
+		if got := rankedNames(d.target.ranked); !reflect.DeepEqual(got, []string{"greedy", "small", "within"}) {
+			t.Errorf("ranked %v, want usage above request first, the most above first", got)
+		}
+		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"greedy"}) {
+			t.Errorf("victims %v, want [greedy] alone", got)
+		}
+		const want = "The node was under memory pressure: memory.psi.full.avg10 was 35.5%, threshold 20%. " +
+			"Container app was using 900Mi, request is 100Mi, has larger consumption of memory. "
+		if v := d.target.victims[0]; v.message != want || v.annotations[StarvedResourceKey] != "memory" {
+			t.Errorf("message %q annotations %v, want %q and starved_resource memory", v.message, v.annotations, want)
+		}
+	})
+	t.Run("explained", func(t *testing.T) {
+		in := psiInput(35.5, pods, stats...)
+		in.gates.explain = true
+		d := decide(in)
+		if c := d.target.victims[0].explanation.clause(d.target.decision); !strings.HasPrefix(c, "Decision: signal=memory.psi.full.avg10 observed=35.5% threshold=20% rank=1/3 rule=usage") {
+			t.Errorf("clause %q", c)
+		}
+	})
+}
+
+func TestManagerPSI(t *testing.T) {
+	setGateDuringTest(t, evictionPSI, true)
+	cfg := mgrMemoryConfig()
+	thresholds, err := ParseThresholdConfig(nil, map[string]string{"memory.psi.some.avg10": "10"}, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Thresholds = thresholds
+	pods, st := mgrMemoryPods()
+	newHarness := func(summary *statsapi.Summary, file string, fileErr error) *mgrHarness {
+		h := mgrNewHarness(t, cfg, false, summary)
+		h.pods = pods
+		h.m.readPressure = func() ([]byte, error) { return []byte(file), fileErr }
+		return h
+	}
+	const stalled = "some avg10=30.00 avg60=5.00 avg300=1.00 total=100\nfull avg10=2.00 avg60=0.00 avg300=0.00 total=10\n"
+	const calm = "some avg10=0.00 avg60=0.00 avg300=0.00 total=100\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=10\n"
+
+	t.Run("from the pressure file", func(t *testing.T) {
+		h := newHarness(fakeHealthyNode().summary(mgrEpoch, st...), stalled, nil)
+		if !h.m.psi {
+			t.Fatal("psi off with the gate on and a PSI threshold")
+		}
+		before := mgrEvictionCount(t, string(signalMemoryPSISome))
+		if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
+			t.Fatalf("evicted %v, want [besteffort]", got)
+		}
+		if !h.m.IsUnderMemoryPressure() || mgrAdmit(h, fakePod("new")).Admit {
+			t.Error("want MemoryPressure and BestEffort pods rejected")
+		}
+		if d := mgrEvictionCount(t, string(signalMemoryPSISome)) - before; d != 1 {
+			t.Errorf("kubelet_evictions{memory.psi.some.avg10} delta %v, want 1", d)
+		}
+		if k := h.killer.get()[0]; !strings.HasPrefix(k.status.Message, "The node was under memory pressure: memory.psi.some.avg10 was 30%, threshold 10%.") {
+			t.Errorf("status message %q", k.status.Message)
+		}
+	})
+	t.Run("the Summary API's figures win over the file", func(t *testing.T) {
+		s := fakeHealthyNode().summary(mgrEpoch, st...)
+		s.Node.Memory.PSI = &statsapi.PSIStats{Some: statsapi.PSIData{Avg10: 50}}
+		h := newHarness(s, calm, nil)
+		if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
+			t.Errorf("evicted %v, want [besteffort] on the summary's 50%%", got)
+		}
+		s2 := fakeHealthyNode().summary(mgrEpoch, st...)
+		s2.Node.Memory.PSI = &statsapi.PSIStats{}
+		h2 := newHarness(s2, stalled, nil)
+		if got := h2.sync(); got != nil {
+			t.Errorf("evicted %v on the file's 30%% though the summary says 0", podNames(got))
+		}
+	})
+	t.Run("calm", func(t *testing.T) {
+		h := newHarness(fakeHealthyNode().summary(mgrEpoch, st...), calm, nil)
+		if got := h.sync(); got != nil || h.m.IsUnderMemoryPressure() {
+			t.Errorf("evicted %v (pressure %v) at 0%%", podNames(got), h.m.IsUnderMemoryPressure())
+		}
+	})
+	t.Run("unreadable pressure file: no figures, no eviction", func(t *testing.T) {
+		h := newHarness(fakeHealthyNode().summary(mgrEpoch, st...), "", errors.New("no such file"))
+		if got := h.sync(); got != nil {
+			t.Errorf("evicted %v without figures", podNames(got))
+		}
+		h2 := newHarness(fakeHealthyNode().summary(mgrEpoch, st...), "garbage\n", nil)
+		if got := h2.sync(); got != nil {
+			t.Errorf("evicted %v on a garbled file", podNames(got))
+		}
+	})
+	t.Run("gate off: no PSI read", func(t *testing.T) {
+		setGateDuringTest(t, evictionPSI, false)
+		h := mgrNewHarness(t, mgrMemoryConfig(), false, fakeHealthyNode().summary(mgrEpoch, st...))
+		if h.m.psi {
+			t.Error("psi on with the gate off")
+		}
+	})
+}
+
+// After an eviction for a PSI threshold, the 10-second average lags the
+// relief: for psiSettle no PSI threshold drives another eviction (the
+// condition stays), then one may.
+func TestManagerPSISettles(t *testing.T) {
+	setGateDuringTest(t, evictionPSI, true)
+	cfg := mgrMemoryConfig()
+	var err error
+	if cfg.Thresholds, err = ParseThresholdConfig(nil, map[string]string{"memory.psi.some.avg10": "10"}, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	pods, st := mgrMemoryPods()
+	h := mgrNewHarness(t, cfg, false, fakeHealthyNode().summary(mgrEpoch, st...))
+	h.pods = pods
+	h.m.readPressure = func() ([]byte, error) { return []byte("some avg10=30.00 avg60=0 avg300=0 total=1\n"), nil }
+	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
+		t.Fatalf("first pass evicted %v, want [besteffort]", got)
+	}
+	h.pods = pods[:2]
+	h.advance(psiSettle - time.Second)
+	if got := h.sync(); got != nil {
+		t.Errorf("evicted %v within psiSettle of the last PSI eviction", podNames(got))
+	}
+	if !h.m.IsUnderMemoryPressure() {
+		t.Error("MemoryPressure dropped while settling")
+	}
+	h.advance(time.Second)
+	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"burstable"}) {
+		t.Errorf("after psiSettle evicted %v, want [burstable]", got)
+	}
+}
+
+// The kernel's own file parses (where the kernel has PSI).
+func TestReadProcPressureMemory(t *testing.T) {
+	content, err := readProcPressureMemory()
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EOPNOTSUPP) {
+		t.Skipf("this kernel has no memory PSI: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := parsePressureFile(content); err != nil {
+		t.Errorf("%s: %v\n%s", procPressureMemory, err, content)
+	}
+}
