@@ -32,8 +32,7 @@ type decisionState struct {
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionPSI
 	// psiEvictedAt is when a pass last evicted for a PSI threshold
-	// (EvictionPSI): for psiSettle after it, PSI thresholds drive no
-	// eviction.
+	// (EvictionPSI; see psiSettling).
 	psiEvictedAt time.Time
 	//evictkit:end EvictionPSI
 }
@@ -112,7 +111,7 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 		}
 		//evictkit:end EvictionFastPath
 		//evictkit:begin EvictionPSI
-		if isPSISignal(t.Signal) && psiSettling(prev.psiEvictedAt, now) {
+		if isPSISignal(t.Signal) && psiSettling(prev, t.Signal, ob, now) {
 			fresh = false
 		}
 		//evictkit:end EvictionPSI

@@ -44,8 +44,8 @@ import (
 // for are the ones whose eviction relieves reclaim. Each pass evicts one
 // pod (a stall share says nothing of how much memory to free, so
 // EvictionReclaimSized does not size these), and no minimum reclaim
-// applies. For psiSettle after an eviction for a PSI threshold none
-// drives another, so that the average can show the relief first. The
+// applies. After an eviction for a PSI threshold, none drives another
+// while the average still shows the relief coming (psiSettling). The
 // figures come from the Summary API's node memory PSI where
 // it has them (cgroup v2 with the KubeletPSI gate) and from
 // /proc/pressure/memory otherwise. io pressure is left out: slow devices
@@ -68,17 +68,33 @@ const (
 	procPressureMemory = "/proc/pressure/memory"
 )
 
-// psiSettle is how long after an eviction for a PSI threshold no PSI
-// threshold drives another: an avg10 figure is a 10-second average, and
-// lags the relief an eviction brings by about as long. Without the pause
-// the pass that follows the victim's cleanup would still see the stall
-// of before and evict a second pod for it.
-const psiSettle = 10 * time.Second
+// After an eviction for a PSI threshold, the avg10 figures lag the relief:
+// a 10-second exponential average decays from 50 % to 5 % in about 23 s.
+// A pass that looked at them as they are would evict a second pod for the
+// stall of before. So, after a PSI eviction, PSI thresholds drive no
+// eviction for psiSettle, and then, until psiSettleMax, none while their
+// signal is still falling (lower than at the previous pass): the relief is
+// under way. A stall that stays, or comes back, evicts again.
+const (
+	psiSettle    = 10 * time.Second
+	psiSettleMax = time.Minute
+)
 
-// psiSettling reports whether now is within psiSettle of the last PSI
-// eviction (evictedAt, zero if none).
-func psiSettling(evictedAt, now time.Time) bool {
-	return !evictedAt.IsZero() && now.Sub(evictedAt) < psiSettle
+// psiSettling reports whether a PSI threshold on signal, observed as ob at
+// now, is held back after the last PSI eviction (prev.psiEvictedAt).
+func psiSettling(prev *decisionState, signal evictionapi.Signal, ob signalObservation, now time.Time) bool {
+	if prev.psiEvictedAt.IsZero() {
+		return false
+	}
+	since := now.Sub(prev.psiEvictedAt)
+	switch {
+	case since < psiSettle:
+		return true
+	case since >= psiSettleMax || prev.lastObservations == nil:
+		return false
+	}
+	last, ok := prev.lastObservations.get(signal)
+	return ok && ob.available < last.available
 }
 
 // isPSISignal reports whether signal is a pressure stall signal.

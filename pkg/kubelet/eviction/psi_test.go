@@ -269,7 +269,8 @@ func TestManagerPSI(t *testing.T) {
 
 // After an eviction for a PSI threshold, the 10-second average lags the
 // relief: for psiSettle no PSI threshold drives another eviction (the
-// condition stays), then one may.
+// condition stays), then none while the signal keeps falling, then one may
+// again: when it stops falling, or after psiSettleMax.
 func TestManagerPSISettles(t *testing.T) {
 	setGateDuringTest(t, evictionPSI, true)
 	cfg := mgrMemoryConfig()
@@ -280,22 +281,53 @@ func TestManagerPSISettles(t *testing.T) {
 	pods, st := mgrMemoryPods()
 	h := mgrNewHarness(t, cfg, false, fakeHealthyNode().summary(mgrEpoch, st...))
 	h.pods = pods
-	h.m.readPressure = func() ([]byte, error) { return []byte("some avg10=30.00 avg60=0 avg300=0 total=1\n"), nil }
+	share := "50.00"
+	h.m.readPressure = func() ([]byte, error) { return []byte("some avg10=" + share + " avg60=0 avg300=0 total=1\n"), nil }
 	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
 		t.Fatalf("first pass evicted %v, want [besteffort]", got)
 	}
 	h.pods = pods[:2]
-	h.advance(psiSettle - time.Second)
-	if got := h.sync(); got != nil {
-		t.Errorf("evicted %v within psiSettle of the last PSI eviction", podNames(got))
+	for _, step := range []struct {
+		after time.Duration
+		share string
+		evict bool
+		why   string
+	}{
+		{time.Second, "48.00", false, "within psiSettle"},
+		{psiSettle - 2*time.Second, "60.00", false, "within psiSettle, even rising"},
+		{time.Second, "30.00", false, "falling after psiSettle"},
+		{10 * time.Second, "18.00", false, "still falling"},
+		{10 * time.Second, "18.00", true, "stopped falling"},
+	} {
+		h.advance(step.after)
+		share = step.share
+		got := h.sync()
+		if (got != nil) != step.evict {
+			t.Fatalf("%s (%s%%): evicted %v, want eviction %v", step.why, step.share, podNames(got), step.evict)
+		}
+		if !h.m.IsUnderMemoryPressure() {
+			t.Fatalf("%s: MemoryPressure dropped", step.why)
+		}
 	}
-	if !h.m.IsUnderMemoryPressure() {
-		t.Error("MemoryPressure dropped while settling")
+	if got := h.killedNames(); !reflect.DeepEqual(got, []string{"besteffort", "burstable"}) {
+		t.Errorf("killed %v, want [besteffort burstable]", got)
 	}
-	h.advance(time.Second)
-	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"burstable"}) {
-		t.Errorf("after psiSettle evicted %v, want [burstable]", got)
-	}
+
+	t.Run("after psiSettleMax a falling signal evicts too", func(t *testing.T) {
+		prev := newDecisionState(1)
+		prev.psiEvictedAt = t0
+		prev.lastObservations = observations()
+		prev.lastObservations.set(signalMemoryPSISome, psiObservation(40, t0.Add(psiSettleMax-time.Second)))
+		if !psiSettling(&prev, signalMemoryPSISome, psiObservation(30, t0), t0.Add(psiSettleMax-time.Second)) {
+			t.Error("not held while falling before psiSettleMax")
+		}
+		if psiSettling(&prev, signalMemoryPSISome, psiObservation(30, t0), t0.Add(psiSettleMax)) {
+			t.Error("held at psiSettleMax")
+		}
+		if psiSettling(&decisionState{}, signalMemoryPSISome, psiObservation(30, t0), t0) {
+			t.Error("held without a PSI eviction")
+		}
+	})
 }
 
 // The kernel's own file parses (where the kernel has PSI).
