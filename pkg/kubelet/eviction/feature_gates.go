@@ -38,6 +38,11 @@ const (
 	// (psi.go).
 	evictionPSI featuregate.Feature = "EvictionPSI"
 	//evictkit:end EvictionPSI
+	//evictkit:begin EvictionCgroupV2Notifier
+	// evictionCgroupV2Notifier: on cgroup v2, memory notifiers woken by a
+	// PSI trigger and memory.events (notifier_pressure_linux.go).
+	evictionCgroupV2Notifier featuregate.Feature = "EvictionCgroupV2Notifier"
+	//evictkit:end EvictionCgroupV2Notifier
 )
 
 // gateEnabled reports whether a feature gate is on; a gate that is not

@@ -28,6 +28,9 @@ var evictkitGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
 	//evictkit:begin EvictionPSI
 	evictionPSI: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
 	//evictkit:end EvictionPSI
+	//evictkit:begin EvictionCgroupV2Notifier
+	evictionCgroupV2Notifier: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
+	//evictkit:end EvictionCgroupV2Notifier
 }
 
 // setGateDuringTest turns one of the package's gates on or off for the

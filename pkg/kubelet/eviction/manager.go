@@ -50,6 +50,11 @@ type managerImpl struct {
 	psi          bool
 	readPressure func() ([]byte, error)
 	//evictkit:end EvictionPSI
+	//evictkit:begin EvictionCgroupV2Notifier
+	// cgroupV2Notifier is the EvictionCgroupV2Notifier feature gate
+	// (notifier_pressure_linux.go).
+	cgroupV2Notifier bool
+	//evictkit:end EvictionCgroupV2Notifier
 
 	// Where inputs come from.
 	summaryProvider stats.SummaryProvider
@@ -122,6 +127,9 @@ func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFun
 	m.psi = gateEnabled(evictionPSI) && hasPSIThreshold(config.Thresholds)
 	m.readPressure = readProcPressureMemory
 	//evictkit:end EvictionPSI
+	//evictkit:begin EvictionCgroupV2Notifier
+	m.cgroupV2Notifier = gateEnabled(evictionCgroupV2Notifier)
+	//evictkit:end EvictionCgroupV2Notifier
 	// Inputs.
 	m.summaryProvider, m.clock = summaryProvider, clock
 	// Actions on the node and the API.
@@ -188,6 +196,15 @@ func (m *managerImpl) startMemoryNotifiers(ctx context.Context, handler func(str
 		if t.Signal != evictionapi.SignalMemoryAvailable && t.Signal != evictionapi.SignalAllocatableMemoryAvailable {
 			continue
 		}
+		//evictkit:begin EvictionCgroupV2Notifier
+		if m.cgroupV2Notifier {
+			if n, ok := newCgroupV2Notifier(t, m.config.PodCgroupRoot, handler); ok {
+				go n.Start(ctx)
+				notifiers = append(notifiers, n)
+				continue
+			}
+		}
+		//evictkit:end EvictionCgroupV2Notifier
 		n, err := NewMemoryThresholdNotifier(logger, t, m.config.PodCgroupRoot, &CgroupNotifierFactory{}, handler)
 		if err != nil {
 			logger.Info("Eviction manager: failed to create memory threshold notifier", "threshold", describeThreshold(t), "err", err)

@@ -115,8 +115,17 @@ func memcgUsage(t *testing.T, dir string) int64 {
 // cgroup's removal before.
 func startMemcgHog(t *testing.T, dir string) <-chan struct{} {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMemcgHogProcess$", "-test.count=1")
-	cmd.Env = append(os.Environ(), memcgHogEnv+"=1")
+	return startInMemcg(t, dir, "^TestMemcgHogProcess$", memcgHogEnv+"=1")
+}
+
+// startInMemcg runs this test binary's child-process test run (a -test.run
+// pattern) with env added, inside the cgroup dir: it moves the child in,
+// tells it to go with a line on stdin, and returns a channel closed when
+// the child says "ready". The child is killed and reaped at cleanup.
+func startInMemcg(t *testing.T, dir, run string, env ...string) <-chan struct{} {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -128,20 +137,20 @@ func startMemcgHog(t *testing.T, dir string) <-chan struct{} {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting the memory hog: %v", err)
+		t.Fatalf("starting %s: %v", run, err)
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = stdin.Close()
 		_ = cmd.Wait()
 		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("memory hog stderr:\n%s", stderr.String())
+			t.Logf("child %s stderr:\n%s", run, stderr.String())
 		}
 	})
 
 	procs := filepath.Join(dir, "cgroup.procs")
 	if err := os.WriteFile(procs, []byte(strconv.Itoa(cmd.Process.Pid)), 0); err != nil {
-		t.Fatalf("moving the memory hog into %s: %v", procs, err)
+		t.Fatalf("moving the child into %s: %v", procs, err)
 	}
 	ready := make(chan struct{})
 	go func() {
@@ -152,7 +161,7 @@ func startMemcgHog(t *testing.T, dir string) <-chan struct{} {
 		_, _ = io.Copy(io.Discard, stdout)
 	}()
 	if _, err := io.WriteString(stdin, "go\n"); err != nil {
-		t.Fatalf("releasing the memory hog: %v", err)
+		t.Fatalf("releasing the child: %v", err)
 	}
 	return ready
 }
