@@ -243,6 +243,7 @@ func TestParseLogLines(t *testing.T) {
 func TestContainerEnded(t *testing.T) {
 	running := corev1.ContainerStatus{State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{}}}
 	exited := corev1.ContainerStatus{State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 137}}}
+	waiting := corev1.ContainerStatus{State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}}
 	for _, tc := range []struct {
 		name  string
 		phase corev1.PodPhase
@@ -251,6 +252,7 @@ func TestContainerEnded(t *testing.T) {
 	}{
 		{"running pod", corev1.PodRunning, []corev1.ContainerStatus{running}, false},
 		{"evicted, container in its grace period", corev1.PodFailed, []corev1.ContainerStatus{running}, false},
+		{"evicted before the kubelet saw the container run", corev1.PodFailed, []corev1.ContainerStatus{waiting}, false},
 		{"evicted, container exited", corev1.PodFailed, []corev1.ContainerStatus{exited}, true},
 		{"succeeded", corev1.PodSucceeded, []corev1.ContainerStatus{exited}, true},
 		{"failed without statuses", corev1.PodFailed, nil, true},

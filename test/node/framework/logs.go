@@ -71,15 +71,17 @@ func parseLogLines(raw string) ([]LogLine, error) {
 }
 
 // containerEnded reports whether none of a pod's containers runs any more
-// and none will: the pod is Succeeded or Failed (an evicted pod is Failed
-// as soon as the kill starts, its containers still running out their
-// grace period) and no container status says running.
+// and none will: the pod is Succeeded or Failed and every container status
+// says terminated. An evicted pod is Failed as soon as the kill starts,
+// while its containers run out their grace period, and one evicted within
+// a second of its start may still show its container waiting: the kubelet
+// had not seen it run yet.
 func containerEnded(p *corev1.Pod) bool {
 	if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
 		return false
 	}
 	for _, cs := range p.Status.ContainerStatuses {
-		if cs.State.Running != nil {
+		if cs.State.Terminated == nil {
 			return false
 		}
 	}
