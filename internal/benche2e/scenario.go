@@ -67,7 +67,7 @@ var Scenarios = []Scenario{
 	},
 	{
 		Name:            "oom",
-		What:            "a hog at 1 GiB/s under a kubepods limit 700 MiB above the pods' use, threshold 400 MiB above it (allocatableMemory.available 300Mi): did the kernel OOM killer act before the kubelet?",
+		What:            "a hog at 1 GiB/s under a kubepods limit 700 MiB above the pods' use, threshold 400 MiB above it (allocatableMemory.available 300Mi): runs in which the kernel OOM killer ended the hog before the kubelet did",
 		Margin:          400 * framework.Mi,
 		Allocatable:     true,
 		AllocatableRoom: 700 * framework.Mi,
