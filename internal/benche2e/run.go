@@ -285,6 +285,11 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 		}
 		hl, err := logs[p.Name].Lines()
 		if err != nil {
+			if oomKilled(&p) {
+				// The kernel killed it before it logged a line (within a
+				// second of its start): there is no SIGTERM to find.
+				continue
+			}
 			return fmt.Errorf("pod %s: %w", p.Name, err)
 		}
 		for _, l := range hl {
