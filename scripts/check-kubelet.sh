@@ -34,7 +34,7 @@ got="$("${bin}/kubelet-upstream" --version)"
 # its feature gates from the flags right before it validates them, so a
 # label it refuses stops it there, before it touches anything.
 step "check-kubelet: feature gates"
-mapfile -t gates < <(sed -n 's/^\t[a-zA-Z]* *featuregate\.Feature = "\([A-Za-z]*\)"$/\1/p' \
+mapfile -t gates < <(sed -n 's/^\t[a-zA-Z0-9]* *featuregate\.Feature = "\([A-Za-z0-9]*\)"$/\1/p' \
 	"${root}/pkg/kubelet/eviction/feature_gates.go")
 ((${#gates[@]} > 0)) || die "no feature gates found in pkg/kubelet/eviction/feature_gates.go"
 # gate_check BINARY GATE: what BINARY says of --feature-gates=GATE=true.
