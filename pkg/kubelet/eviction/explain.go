@@ -107,7 +107,7 @@ func explainVictims(target *reclaimTarget, obs *signalObservations) {
 			break
 		}
 	}
-	ctx := decisionContext{signal: string(target.threshold.Signal), observed: "unknown", threshold: describeThresholdValue(target), total: len(target.ranked)}
+	ctx := decisionContext{signal: string(target.threshold.Signal), observed: "unknown", threshold: describeThresholdValue(target.threshold.Value), total: len(target.ranked)}
 	if ob, ok := obs.get(target.threshold.Signal); ok {
 		ctx.observed = resource.NewQuantity(ob.available, quantityFormat(target.resource)).String()
 		ctx.threshold = thresholdLevel(target.threshold, ob.capacity, false).String()
@@ -127,15 +127,6 @@ func explainVictims(target *reclaimTarget, obs *signalObservations) {
 		}
 		v.explanation = e
 	}
-}
-
-// describeThresholdValue is the threshold's configured value, for when the
-// signal was not observed.
-func describeThresholdValue(target *reclaimTarget) string {
-	if q := target.threshold.Value.Quantity; q != nil {
-		return q.String()
-	}
-	return fmt.Sprintf("%g%%", target.threshold.Value.Percentage*100)
 }
 
 // clause renders the decision clause appended to the event's message.

@@ -5,7 +5,6 @@ package eviction
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
@@ -56,8 +55,7 @@ func newNodeMemcgReader(logger klog.Logger, podCgroupRoot string) (*memcgReader,
 	if err != nil {
 		return nil, err
 	}
-	_, err = os.Stat(filepath.Join(mount, "cgroup.controllers"))
-	r := &memcgReader{mount: mount, v2: err == nil, podRoot: podCgroupRoot}
+	r := &memcgReader{mount: mount, v2: onUnifiedHierarchy(mount), podRoot: podCgroupRoot}
 	meminfo, err := os.ReadFile("/proc/meminfo")
 	if err == nil {
 		r.capacity, err = memTotal(meminfo)

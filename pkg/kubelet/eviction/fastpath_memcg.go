@@ -44,6 +44,13 @@ type memcgReader struct {
 	buf []byte
 }
 
+// onUnifiedHierarchy reports whether the memory controller mounted at
+// mount is cgroup v2's (the unified hierarchy has cgroup.controllers).
+func onUnifiedHierarchy(mount string) bool {
+	_, err := os.Stat(filepath.Join(mount, "cgroup.controllers"))
+	return err == nil
+}
+
 // workingSet returns the working set of the cgroup dir (absolute).
 func (r *memcgReader) workingSet(dir string) (int64, error) {
 	stat, err := r.read(filepath.Join(dir, "memory.stat"))

@@ -13,7 +13,6 @@ import (
 	"k8s.io/utils/clock"
 
 	"k8s.io/kubernetes/pkg/features"
-	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 	"k8s.io/kubernetes/pkg/kubelet/lifecycle"
 	"k8s.io/kubernetes/pkg/kubelet/server/stats"
 )
@@ -192,13 +191,24 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 func (m *managerImpl) startMemoryNotifiers(ctx context.Context, handler func(string)) {
 	logger := klog.FromContext(ctx)
 	var notifiers []ThresholdNotifier
+	//evictkit:begin EvictionCgroupV2Notifier
+	// One cgroup v2 notifier per watched cgroup (the node's, the pods'):
+	// what wakes it does not depend on a threshold's level, so a hard and
+	// a soft threshold on the same signal share it.
+	v2Watching := map[bool]bool{}
+	//evictkit:end EvictionCgroupV2Notifier
 	for _, t := range m.config.Thresholds {
-		if t.Signal != evictionapi.SignalMemoryAvailable && t.Signal != evictionapi.SignalAllocatableMemoryAvailable {
+		if !isMemorySignal(t.Signal) {
 			continue
 		}
 		//evictkit:begin EvictionCgroupV2Notifier
 		if m.cgroupV2Notifier {
+			pods := isAllocatableEvictionThreshold(t)
+			if v2Watching[pods] {
+				continue
+			}
 			if n, ok := newCgroupV2Notifier(t, m.config.PodCgroupRoot, handler); ok {
+				v2Watching[pods] = true
 				go n.Start(ctx)
 				notifiers = append(notifiers, n)
 				continue

@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -24,8 +23,8 @@ import (
 // cgroup v2 has no memory usage thresholds (cgroup.event_control is v1's),
 // so upstream's kubelet runs a disabled notifier there and looks at memory
 // only every housekeeping interval. With the gate on, on the unified
-// hierarchy, each memory threshold gets a notifier that wakes the eviction
-// manager (a fast pass with EvictionFastPath, a monitoring pass otherwise)
+// hierarchy, each watched cgroup (the node's, the pods') gets a notifier
+// (startMemoryNotifiers) that wakes the eviction manager (a fast pass with EvictionFastPath, a monitoring pass otherwise)
 // when
 //
 //   - the watched cgroup's memory stalls: a PSI trigger on its
@@ -208,10 +207,7 @@ func drainInotify(fd int, buf []byte) {
 // v1, where the memcg threshold notifier works.
 func newCgroupV2Notifier(t evictionapi.Threshold, podRoot string, handler func(string)) (ThresholdNotifier, bool) {
 	mount, err := memoryControllerMount()
-	if err != nil {
-		return nil, false
-	}
-	if _, err := os.Stat(filepath.Join(mount, "cgroup.controllers")); err != nil {
+	if err != nil || !onUnifiedHierarchy(mount) {
 		return nil, false
 	}
 	return newPressureNotifier(t, mount, podRoot, handler), true

@@ -343,3 +343,11 @@ func TestReadProcPressureMemory(t *testing.T) {
 		t.Errorf("%s: %v\n%s", procPressureMemory, err, content)
 	}
 }
+
+func TestDescribePSIThreshold(t *testing.T) {
+	v, _ := parsePSIThresholdValue("20")
+	th := evictionapi.Threshold{Signal: signalMemoryPSIFull, Operator: opGreaterThan, Value: v}
+	if got := describeThreshold(th); got != "hard memory.psi.full.avg10>20" {
+		t.Errorf("describeThreshold = %q, want the greater-than operator", got)
+	}
+}

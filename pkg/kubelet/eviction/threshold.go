@@ -32,16 +32,27 @@ func thresholdLevel(t evictionapi.Threshold, capacity int64, reclaim bool) *reso
 
 // describeThreshold renders a threshold for logs.
 func describeThreshold(t evictionapi.Threshold) string {
-	value := "<unset>"
-	switch {
-	case t.Value.Quantity != nil:
-		value = t.Value.Quantity.String()
-	case t.Value.Percentage != 0:
-		value = fmt.Sprintf("%g%%", t.Value.Percentage*100)
-	}
 	kind := "hard"
 	if !isHardEvictionThreshold(t) {
 		kind = "soft(" + t.GracePeriod.String() + ")"
 	}
-	return fmt.Sprintf("%s %s<%s", kind, t.Signal, value)
+	op := "<"
+	//evictkit:begin EvictionPSI
+	if t.Operator == opGreaterThan {
+		op = ">"
+	}
+	//evictkit:end EvictionPSI
+	return fmt.Sprintf("%s %s%s%s", kind, t.Signal, op, describeThresholdValue(t.Value))
+}
+
+// describeThresholdValue renders a threshold's configured value: its
+// quantity, or its percentage of capacity.
+func describeThresholdValue(v evictionapi.ThresholdValue) string {
+	switch {
+	case v.Quantity != nil:
+		return v.Quantity.String()
+	case v.Percentage != 0:
+		return fmt.Sprintf("%g%%", v.Percentage*100)
+	}
+	return "<unset>"
 }
