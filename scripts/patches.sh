@@ -120,15 +120,19 @@ apply_series() {
 }
 
 # each_patch_builds DIR: the tree after each patch of the series applied
-# in DIR passes go vet on the eviction package and pkg/features (a patch
-# that only builds with a later one cannot be reviewed or bisected). Built
-# as the kubelet is (static, -trimpath), so the kubelet build's cache serves.
+# in DIR passes go vet on the eviction package, pkg/features and every
+# other package whose Go files the patch changes (a patch that only builds
+# with a later one cannot be reviewed or bisected). Built as the kubelet
+# is (static, -trimpath), so the kubelet build's cache serves.
 each_patch_builds() {
 	local dir="$1" commit subject
+	local -a pkgs
 	while IFS= read -r commit; do
 		subject="$(git -C "${dir}" log -1 --format=%s "${commit}")"
 		git -C "${dir}" checkout -q --detach "${commit}"
-		(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go vet -trimpath ./pkg/kubelet/eviction/... ./pkg/features/) ||
+		mapfile -t pkgs < <(git -C "${dir}" diff --name-only "${commit}^" "${commit}" -- '*.go' |
+			grep -v -e '^pkg/kubelet/eviction/' -e '^pkg/features/' | xargs -r -n1 dirname | sort -u | sed 's#^#./#')
+		(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go vet -trimpath ./pkg/kubelet/eviction/... ./pkg/features/ "${pkgs[@]}") ||
 			die "the tree does not build after patch: ${subject}" "fix the code of that patch's feature, then: make patches"
 		note "builds after: ${subject}"
 	done < <(git -C "${dir}" rev-list --reverse "${base}..HEAD")

@@ -196,3 +196,46 @@ add_feature_gate() {
 	GOFLAGS=-trimpath go run cmd/genfeaturegates/genfeaturegates.go -output=test/compatibility_lifecycle/reference/feature_list.md >/dev/null
 	git add "${file}" test/compatibility_lifecycle/reference
 }
+
+# copy_files PATH...: copies each of evictkit's files at PATH (relative to
+# both trees, outside the eviction package) into the kubernetes tree, with
+# upstream's module path and the license boilerplate.
+copy_files() {
+	local f
+	for f in "$@"; do
+		[[ -f "${EVICTKIT}/${f}" ]] || { echo "copy_files: ${EVICTKIT}/${f} not found" >&2; return 1; }
+		[[ ! -e "${f}" ]] || { echo "copy_files: ${f} already exists upstream" >&2; return 1; }
+		sed 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g' "${EVICTKIT}/${f}" >"${f}.new"
+		if [[ "${f}" == *.go ]]; then
+			{ boilerplate; cat "${f}.new"; } >"${f}"
+			rm "${f}.new"
+		else
+			mv "${f}.new" "${f}"
+		fi
+		git add -f "${f}"
+	done
+}
+
+# replace_once FILE OLD NEW: replaces the text OLD (several lines may be)
+# in FILE by NEW; fails unless OLD occurs exactly once, so an upstream
+# change under an edit is caught, not silently skipped.
+replace_once() {
+	local file="$1"
+	[[ -f "${file}" ]] || { echo "replace_once: ${file} not found" >&2; return 1; }
+	OLD="$2" NEW="$3" awk '
+		{ text = text $0 "\n" }
+		END {
+			old = ENVIRON["OLD"]; new = ENVIRON["NEW"]
+			i = index(text, old)
+			if (i == 0) { print "replace_once: text not found in " FILENAME ":\n" old > "/dev/stderr"; exit 1 }
+			rest = substr(text, i + length(old))
+			if (index(rest, old) > 0) { print "replace_once: text found more than once in " FILENAME ":\n" old > "/dev/stderr"; exit 1 }
+			printf "%s%s%s", substr(text, 1, i - 1), new, rest
+		}
+	' "${file}" >"${file}.new" && mv "${file}.new" "${file}"
+	if [[ "${file}" == *.go && -n "$(gofmt -l "${file}")" ]]; then
+		echo "replace_once: ${file} is not gofmt-clean after the edit" >&2
+		return 1
+	fi
+	git add "${file}"
+}

@@ -3,6 +3,7 @@ package nodee2e
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -49,17 +50,27 @@ func expectRejected(ctx context.Context, ns string, p *corev1.Pod, condition cor
 	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
 }
 
-// expectAdmittedUnderPressure waits until a container of the pod started.
-// The pressure lasts, so the kubelet may evict the pod right after: that
-// is fine, a rejection is not.
+// expectAdmittedUnderPressure waits until the kubelet admitted the pod: a
+// container of it started, or the eviction manager evicted it. The
+// pressure lasts, so the kubelet may evict the pod once admitted, even
+// before its container starts (a pod without stats yet ranks first):
+// that is fine, a rejection at admission is not.
 func expectAdmittedUnderPressure(ctx context.Context, ns string, p *corev1.Pod) {
 	_, err := f.CreatePod(ctx, ns, p)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(ctx, func(g Gomega) {
 		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
-		if !started(got) && got.Status.Phase == corev1.PodFailed {
-			StopTrying("the kubelet rejected a pod it had to admit: " + framework.DescribePod(got)).Now()
+		if started(got) {
+			return
+		}
+		if got.Status.Phase == corev1.PodFailed {
+			if strings.HasPrefix(got.Status.Message, rejectedMessagePrefix) {
+				StopTrying("the kubelet rejected a pod it had to admit: " + framework.DescribePod(got)).Now()
+			}
+			g.Expect(got.Status.Reason).To(Equal(framework.EvictedReason), framework.DescribePod(got))
+			g.Expect(got.Status.Message).To(HavePrefix(lowOnResourceMessageStart), framework.DescribePod(got))
+			return
 		}
 		g.Expect(started(got)).To(BeTrue(), framework.DescribePod(got))
 	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())

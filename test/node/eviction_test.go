@@ -78,6 +78,9 @@ type evictionSpec struct {
 	// offenders: the events name the evicted container and its usage
 	// above its request (memory).
 	offenders bool
+	// messageStart is how evicted pods' status messages start; the default
+	// is upstream's "The node was low on resource: <resource>".
+	messageStart string
 	// prepare runs before the thresholds are set (e.g. image pruning).
 	prepare func(ctx context.Context)
 	// configure sets the thresholds from the observations.
@@ -350,7 +353,11 @@ func expectAdmitted(ctx context.Context, ns string) {
 // above its request).
 func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
 	Expect(framework.CheckEvictedStatus(p)).To(Succeed())
-	Expect(p.Status.Message).To(HavePrefix(lowOnResourceMessageStart+s.resource), framework.DescribePod(p))
+	start := s.messageStart
+	if start == "" {
+		start = lowOnResourceMessageStart + s.resource
+	}
+	Expect(p.Status.Message).To(HavePrefix(start), framework.DescribePod(p))
 
 	e := expectOneEvictedEvent(ctx, p)
 	Expect(e.Annotations).To(HaveKeyWithValue(annotationStarved, s.resource))

@@ -136,12 +136,19 @@ func formatPSI(milli int64) string {
 }
 
 // observeSummaryPSI records the PSI signals from the Summary API's node
-// memory stats; it reports whether they were there.
+// memory stats; it reports whether they were there. Figures whose
+// cumulative totals are both zero were not measured: on cgroup v1, where
+// the root cgroup has no pressure files, cAdvisor fills in zeros (seen on
+// kind nodes: a summary of 0 % while /proc/pressure/memory said 28 %); a
+// kernel that measures stall has counted some since boot.
 func observeSummaryPSI(out *signalObservations, summary *statsapi.Summary) bool {
 	if summary == nil || summary.Node.Memory == nil || summary.Node.Memory.PSI == nil {
 		return false
 	}
 	m := summary.Node.Memory
+	if m.PSI.Some.Total == 0 && m.PSI.Full.Total == 0 {
+		return false
+	}
 	out.set(signalMemoryPSISome, psiObservation(m.PSI.Some.Avg10, m.Time.Time))
 	out.set(signalMemoryPSIFull, psiObservation(m.PSI.Full.Avg10, m.Time.Time))
 	return true

@@ -230,16 +230,24 @@ func TestManagerPSI(t *testing.T) {
 	})
 	t.Run("the Summary API's figures win over the file", func(t *testing.T) {
 		s := fakeHealthyNode().summary(mgrEpoch, st...)
-		s.Node.Memory.PSI = &statsapi.PSIStats{Some: statsapi.PSIData{Avg10: 50}}
+		s.Node.Memory.PSI = &statsapi.PSIStats{Some: statsapi.PSIData{Avg10: 50, Total: 9000}}
 		h := newHarness(s, calm, nil)
 		if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
 			t.Errorf("evicted %v, want [besteffort] on the summary's 50%%", got)
 		}
 		s2 := fakeHealthyNode().summary(mgrEpoch, st...)
-		s2.Node.Memory.PSI = &statsapi.PSIStats{}
+		s2.Node.Memory.PSI = &statsapi.PSIStats{Some: statsapi.PSIData{Total: 4000}, Full: statsapi.PSIData{Total: 1000}}
 		h2 := newHarness(s2, stalled, nil)
 		if got := h2.sync(); got != nil {
 			t.Errorf("evicted %v on the file's 30%% though the summary says 0", podNames(got))
+		}
+	})
+	t.Run("a summary of zeros, totals too, is not measured: the file's figures count", func(t *testing.T) {
+		s := fakeHealthyNode().summary(mgrEpoch, st...)
+		s.Node.Memory.PSI = &statsapi.PSIStats{}
+		h := newHarness(s, stalled, nil)
+		if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
+			t.Errorf("evicted %v, want [besteffort] on the file's 30%% (cgroup v1: cAdvisor's PSI is all zeros)", got)
 		}
 	})
 	t.Run("calm", func(t *testing.T) {

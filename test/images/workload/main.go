@@ -26,6 +26,10 @@
 //	    the node's pid.available like processes do.
 //	workload sleep
 //	    holds nothing, runs until killed (an innocent bystander).
+//	workload thrash -dir D -size 300Mi
+//	    writes a file of -size under D and reads it over and over: under
+//	    a smaller container memory limit its page cache is reclaimed and
+//	    refaulted without end, and the node's memory PSI rises.
 //
 // and the benchmark's sampler (scripts/bench-e2e.sh):
 //
@@ -63,7 +67,7 @@ func main() {
 		usage()
 	}
 	switch os.Args[1] {
-	case "memory", "disk", "inodes", "threads", "sleep":
+	case "memory", "disk", "inodes", "threads", "sleep", "thrash":
 		survive()
 	}
 	done := make(chan error, 1)
@@ -91,6 +95,8 @@ func run(cmd string, args []string) error {
 		return hogThreads(args)
 	case "sleep":
 		return idle(args)
+	case "thrash":
+		return thrash(args)
 	case "memwatch":
 		return memWatch(args)
 	}
@@ -99,7 +105,7 @@ func run(cmd string, args []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|memwatch [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|thrash|memwatch [flags] (see the package doc)")
 	os.Exit(2)
 }
 

@@ -138,6 +138,15 @@ func MemoryRequest(q string) PodOption {
 	}
 }
 
+// MemoryRequestLimit gives the container a memory request and a higher
+// limit (Burstable, capped).
+func MemoryRequestLimit(request, limit string) PodOption {
+	return func(p *corev1.Pod) {
+		setResources(p, corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(request)},
+			corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(limit)})
+	}
+}
+
 // Guaranteed gives the container equal CPU and memory requests and limits.
 func Guaranteed(cpu, memory string) PodOption {
 	return func(p *corev1.Pod) {
@@ -189,6 +198,20 @@ func HostPathReadOnly(name, path string) PodOption {
 		})
 		c := &p.Spec.Containers[0]
 		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path, ReadOnly: true})
+	}
+}
+
+// HostDir mounts an existing directory of the node, writable, at path in
+// the container.
+func HostDir(name, hostPath, path string) PodOption {
+	return func(p *corev1.Pod) {
+		kind := corev1.HostPathDirectory
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{
+			Name:         name,
+			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: hostPath, Type: &kind}},
+		})
+		c := &p.Spec.Containers[0]
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path})
 	}
 }
 
