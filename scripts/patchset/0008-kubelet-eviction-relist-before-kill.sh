@@ -12,7 +12,7 @@ replace_once pkg/kubelet/kubelet.go '	// setup eviction manager
 		killPodNow(ctx, klet.podWorkers, kubeDeps.Recorder), klet.imageManager,' '	// setup eviction manager
 	evictionKillPod := killPodNow(ctx, klet.podWorkers, kubeDeps.Recorder)
 	if utilfeature.DefaultFeatureGate.Enabled(features.EvictionFastPath) {
-		evictionKillPod = relistThenKill(klog.FromContext(ctx), klet.pleg, evictionKillPod)
+		evictionKillPod = relistUntilKillStarts(klog.FromContext(ctx), klet.pleg, klet.clock, evictionKillPod)
 	}
 	evictionManager, evictionAdmitHandler := eviction.NewManager(klet.resourceAnalyzer, evictionConfig,
 		evictionKillPod, klet.imageManager,'
