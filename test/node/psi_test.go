@@ -17,9 +17,10 @@ var _ = Describe("PSI signal", Label("Eviction", "Memory", "PSI", "Alpha", "Seri
 	// (a refault that far back is not counted as the working set). The
 	// file is on the node's /var, the host's disk, not on the kubelet's
 	// filesystem: that is a loop device whose backing file sits in the
-	// host's page cache, where a refault is a copy and hardly stalls (the
-	// first version of this spec, on an emptyDir, saw no pressure in five
-	// minutes). The node's memory.psi.some.avg10, the share of time some
+	// host's page cache, where a refault is a copy and should hardly
+	// stall (not measured on kind: the first version of this spec, on an
+	// emptyDir, also met the kubelet reading cAdvisor's zeros; on the
+	// host's disk the node's some avg10 went to 14-30 %). The node's memory.psi.some.avg10, the share of time some
 	// task stalled on memory (from /proc/pressure/memory on these cgroup
 	// v1 nodes), rises from about 0 past the 2 % threshold. Ranked as for
 	// memory.available, the thrasher, above its 2 MiB request (its working

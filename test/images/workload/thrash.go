@@ -23,10 +23,10 @@ const pressureFile = "/proc/pressure/memory"
 // container's page cache to make room for the next read and refaulting
 // what it reclaimed a moment before, which it counts as the working set:
 // the reader stalls on memory, and the node's memory pressure stall
-// figures rise. The refaults must be real reads from a disk: on a loop
-// device whose backing file sits in the host's page cache they take
-// hardly any time, and hardly any stall is seen. Every 10 s it logs its
-// passes and the first line of /proc/pressure/memory.
+// figures rise, the more the slower the refaults: give it a file on a
+// real disk (on a loop device whose backing file sits in the host's page
+// cache a refault is a copy). Every 10 s it logs its passes and the first
+// line of /proc/pressure/memory.
 func thrash(args []string) error {
 	fs := flag.NewFlagSet("thrash", flag.ContinueOnError)
 	dir := fs.String("dir", "", "directory for the file, on a disk (required)")
