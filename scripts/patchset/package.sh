@@ -95,16 +95,22 @@ copy_package() {
 add_boilerplate() {
 	local dir="$1" f
 	for f in $(find "${dir}" -maxdepth 1 -name '*.go' | sort); do
-		if head -n 5 "${f}" | grep -q 'Copyright'; then
-			continue
-		fi
-		if head -n 1 "${f}" | grep -q '^//go:build '; then
-			{ head -n 1 "${f}"; echo; boilerplate; tail -n +2 "${f}" | sed '1{/^$/d}'; } >"${f}.new"
-		else
-			{ boilerplate; cat "${f}"; } >"${f}.new"
-		fi
-		mv "${f}.new" "${f}"
+		add_file_boilerplate "${f}"
 	done
+}
+
+# add_file_boilerplate FILE: the same for one Go file.
+add_file_boilerplate() {
+	local f="$1"
+	if head -n 5 "${f}" | grep -q 'Copyright'; then
+		return 0
+	fi
+	if head -n 1 "${f}" | grep -q '^//go:build '; then
+		{ head -n 1 "${f}"; echo; boilerplate; tail -n +2 "${f}" | sed '1{/^$/d}'; } >"${f}.new"
+	else
+		{ boilerplate; cat "${f}"; } >"${f}.new"
+	fi
+	mv "${f}.new" "${f}"
 }
 
 boilerplate() {
@@ -205,13 +211,8 @@ copy_files() {
 	for f in "$@"; do
 		[[ -f "${EVICTKIT}/${f}" ]] || { echo "copy_files: ${EVICTKIT}/${f} not found" >&2; return 1; }
 		[[ ! -e "${f}" ]] || { echo "copy_files: ${f} already exists upstream" >&2; return 1; }
-		sed 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g' "${EVICTKIT}/${f}" >"${f}.new"
-		if [[ "${f}" == *.go ]]; then
-			{ boilerplate; cat "${f}.new"; } >"${f}"
-			rm "${f}.new"
-		else
-			mv "${f}.new" "${f}"
-		fi
+		sed 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g' "${EVICTKIT}/${f}" >"${f}"
+		[[ "${f}" != *.go ]] || add_file_boilerplate "${f}"
 		git add -f "${f}"
 	done
 }

@@ -24,8 +24,8 @@ import (
 // so upstream's kubelet runs a disabled notifier there and looks at memory
 // only every housekeeping interval. With the gate on, on the unified
 // hierarchy, each watched cgroup (the node's, the pods') gets a notifier
-// (startMemoryNotifiers) that wakes the eviction manager (a fast pass with EvictionFastPath, a monitoring pass otherwise)
-// when
+// (startMemoryNotifiers) that wakes the eviction manager (a fast pass
+// with EvictionFastPath, a monitoring pass otherwise) when
 //
 //   - the watched cgroup's memory stalls: a PSI trigger on its
 //     memory.pressure (on /proc/pressure/memory for the root cgroup, the

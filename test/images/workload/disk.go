@@ -21,10 +21,7 @@ func hogDisk(args []string) error {
 	if err := makeDir(*dir); err != nil {
 		return err
 	}
-	buf := make([]byte, 1<<20)
-	for i := range buf {
-		buf[i] = byte(i*7 + 1)
-	}
+	buf := dataBuffer()
 	w := &fileWriter{dir: *dir, fileSize: file.bytes(), buf: buf}
 	defer w.close()
 	if err := grow("disk", size.bytes(), rate.bytes(), int64(len(buf)), mib, w.write); err != nil {

@@ -149,6 +149,15 @@ func outOfRoom(err error) bool {
 	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
+// dataBuffer is a 1 MiB buffer of patterned bytes to write files with.
+func dataBuffer() []byte {
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i*7 + 1)
+	}
+	return buf
+}
+
 func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
 
 func count(n int64) string { return fmt.Sprintf("%d", n) }

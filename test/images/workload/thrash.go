@@ -71,10 +71,7 @@ func writeUnlinked(path string, n int64) (*os.File, error) {
 		f.Close()
 		return nil, err
 	}
-	buf := make([]byte, 1<<20)
-	for i := range buf {
-		buf[i] = byte(i*13 + 5)
-	}
+	buf := dataBuffer()
 	for done := int64(0); done < n; {
 		k := min(int64(len(buf)), n-done)
 		if _, err := f.Write(buf[:k]); err != nil {

@@ -191,27 +191,26 @@ func EmptyDir(path string, medium corev1.StorageMedium, sizeLimit string) PodOpt
 // HostPathReadOnly mounts a directory of the node read-only at path in
 // the container (the same path).
 func HostPathReadOnly(name, path string) PodOption {
-	return func(p *corev1.Pod) {
-		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{
-			Name:         name,
-			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: path}},
-		})
-		c := &p.Spec.Containers[0]
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path, ReadOnly: true})
-	}
+	return hostPathMount(name, path, path, nil, true)
 }
 
 // HostDir mounts an existing directory of the node, writable, at path in
 // the container.
 func HostDir(name, hostPath, path string) PodOption {
+	kind := corev1.HostPathDirectory
+	return hostPathMount(name, hostPath, path, &kind, false)
+}
+
+// hostPathMount adds a hostPath volume of the node's hostPath (of type
+// kind, nil: unchecked) and mounts it at path in the container.
+func hostPathMount(name, hostPath, path string, kind *corev1.HostPathType, readOnly bool) PodOption {
 	return func(p *corev1.Pod) {
-		kind := corev1.HostPathDirectory
 		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{
 			Name:         name,
-			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: hostPath, Type: &kind}},
+			VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: hostPath, Type: kind}},
 		})
 		c := &p.Spec.Containers[0]
-		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path})
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: name, MountPath: path, ReadOnly: readOnly})
 	}
 }
 
