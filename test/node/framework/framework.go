@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -48,6 +49,9 @@ type Framework struct {
 	// Image is the workload image (test/images/workload), loaded into every
 	// node and pinned so that image garbage collection keeps it.
 	Image string
+	// podsStoppedAt is when the node last stopped the pods of a deleted
+	// namespace: Observe waits for figures taken after it.
+	podsStoppedAt time.Time
 }
 
 // New connects to the cluster, checks that the node exists, is Ready and

@@ -162,6 +162,38 @@ func TestObservations(t *testing.T) {
 	}
 }
 
+func TestTakenAfter(t *testing.T) {
+	stopped := time.Date(2026, 12, 1, 18, 12, 0, 0, time.UTC)
+	mem := func(at time.Time) *statsapi.MemoryStats { return &statsapi.MemoryStats{Time: metav1.NewTime(at)} }
+	summary := func(node, pods *statsapi.MemoryStats) *statsapi.Summary {
+		s := &statsapi.Summary{Node: statsapi.NodeStats{Memory: node}}
+		if pods != nil {
+			s.Node.SystemContainers = []statsapi.ContainerStats{{Name: statsapi.SystemContainerPods, Memory: pods}}
+		}
+		return s
+	}
+	before, after := stopped.Add(-time.Second), stopped.Add(time.Second)
+	tests := []struct {
+		name string
+		s    *statsapi.Summary
+		t    time.Time
+		want bool
+	}{
+		{name: "no pods stopped yet", s: summary(mem(before), mem(before)), want: true},
+		{name: "both taken since", s: summary(mem(after), mem(after)), t: stopped, want: true},
+		{name: "node figures from before", s: summary(mem(before), mem(after)), t: stopped, want: false},
+		{name: "pods cgroup figures from before", s: summary(mem(after), mem(before)), t: stopped, want: false},
+		{name: "taken at the very moment", s: summary(mem(stopped), mem(stopped)), t: stopped, want: false},
+		{name: "no node memory figures", s: summary(nil, mem(after)), t: stopped, want: false},
+		{name: "no pods cgroup", s: summary(mem(after), nil), t: stopped, want: true},
+	}
+	for _, tt := range tests {
+		if got := takenAfter(tt.s, tt.t); got != tt.want {
+			t.Errorf("%s: takenAfter = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 func TestKeep(t *testing.T) {
 	for tags, want := range map[string]bool{
 		"registry.k8s.io/kube-proxy:v1.37.2":      true,

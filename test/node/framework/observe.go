@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
 
@@ -39,12 +41,44 @@ func (f *Framework) Summary(ctx context.Context) (*statsapi.Summary, error) {
 }
 
 // Observe reads the node's current observations; every one must be there.
+// The kubelet's figures are up to a housekeeping interval old: after the
+// node stopped the pods of a deleted namespace, Observe waits (up to a
+// minute) for memory figures taken since, so that what those pods held
+// does not count.
 func (f *Framework) Observe(ctx context.Context) (Observations, error) {
-	s, err := f.Summary(ctx)
+	var s *statsapi.Summary
+	err := wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		if s, err = f.Summary(ctx); err != nil {
+			return false, err
+		}
+		return takenAfter(s, f.podsStoppedAt), nil
+	})
 	if err != nil {
+		if s != nil && !takenAfter(s, f.podsStoppedAt) {
+			return Observations{}, fmt.Errorf("node %s: no memory figures taken after %s, when the last test pods stopped, within 1m: %w",
+				f.Node, f.podsStoppedAt.Format(time.RFC3339), err)
+		}
 		return Observations{}, err
 	}
 	return observations(s)
+}
+
+// takenAfter reports whether the node's memory figures in s, and the pods
+// cgroup's if s has them, were taken after t (always, for a zero t).
+func takenAfter(s *statsapi.Summary, t time.Time) bool {
+	if t.IsZero() {
+		return true
+	}
+	if s.Node.Memory == nil || !s.Node.Memory.Time.After(t) {
+		return false
+	}
+	for _, c := range s.Node.SystemContainers {
+		if c.Name == statsapi.SystemContainerPods {
+			return c.Memory == nil || c.Memory.Time.After(t)
+		}
+	}
+	return true
 }
 
 func observations(s *statsapi.Summary) (Observations, error) {

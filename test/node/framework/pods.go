@@ -63,7 +63,8 @@ func (f *Framework) CreateNamespace(ctx context.Context, base string) (string, e
 }
 
 // DeleteNamespace deletes a namespace with its pods at once (grace 0) and
-// waits until it is gone.
+// waits until it is gone, and until the node under test has stopped the
+// pods it ran of it (see waitPodsStopped).
 func (f *Framework) DeleteNamespace(ctx context.Context, ns string) error {
 	pods := f.Client.CoreV1().Pods(ns)
 	if err := pods.DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)}, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
@@ -82,6 +83,28 @@ func (f *Framework) DeleteNamespace(ctx context.Context, ns string) error {
 	if err != nil {
 		return fmt.Errorf("namespace %s still exists 3m after its deletion", ns)
 	}
+	return f.waitPodsStopped(ctx, ns)
+}
+
+// waitPodsStopped waits until the node under test runs no pod sandbox of
+// namespace ns. The API server forgets a pod deleted with grace 0 at once,
+// while the kubelet stops its containers afterwards: until then the pod
+// still holds its memory, PIDs and open files. It then records when, so
+// that Observe reads no figures from before.
+func (f *Framework) waitPodsStopped(ctx context.Context, ns string) error {
+	var running string
+	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		out, err := f.Exec(ctx, "crictl", "pods", "--quiet", "--state", "ready", "--label", "io.kubernetes.pod.namespace="+ns)
+		if err != nil {
+			return false, err
+		}
+		running = strings.TrimSpace(out)
+		return running == "", nil
+	})
+	if err != nil {
+		return fmt.Errorf("node %s: pod sandboxes of namespace %s still ready 2m after its deletion: %q: %w", f.Node, ns, running, err)
+	}
+	f.podsStoppedAt = time.Now()
 	return nil
 }
 
