@@ -47,18 +47,20 @@ func (f *Framework) Summary(ctx context.Context) (*statsapi.Summary, error) {
 // does not count.
 func (f *Framework) Observe(ctx context.Context) (Observations, error) {
 	var s *statsapi.Summary
+	stale := false
 	err := wait.PollUntilContextTimeout(ctx, time.Second, time.Minute, true, func(ctx context.Context) (bool, error) {
 		var err error
 		if s, err = f.Summary(ctx); err != nil {
+			stale = false
 			return false, err
 		}
-		return takenAfter(s, f.podsStoppedAt), nil
+		stale = !takenAfter(s, f.podsStoppedAt)
+		return !stale, nil
 	})
-	if err != nil {
-		if s != nil && !takenAfter(s, f.podsStoppedAt) {
-			return Observations{}, fmt.Errorf("node %s: no memory figures taken after %s, when the last test pods stopped, within 1m: %w",
-				f.Node, f.podsStoppedAt.Format(time.RFC3339), err)
-		}
+	if err != nil && stale {
+		return Observations{}, fmt.Errorf("node %s: no memory figures taken after %s, when the last test pods stopped, within 1m: %w",
+			f.Node, f.podsStoppedAt.Format(time.RFC3339), err)
+	} else if err != nil {
 		return Observations{}, err
 	}
 	return observations(s)
