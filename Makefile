@@ -12,8 +12,8 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help test vet fmt-check unit bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet \
-	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-e2e e2e bench-e2e
+.PHONY: help test vet fmt-check unit test-cgroupv2 bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet \
+	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -23,10 +23,11 @@ help: ## List the targets
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
 
-test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds), api-diff, verify-patches, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
+	@$(MAKE) test-cgroupv2
 	@$(MAKE) api-diff
 	@$(MAKE) verify-patches
 	@$(MAKE) kubelet
@@ -48,12 +49,17 @@ fmt-check: ## Fail listing any Go file that gofmt would change
 	fi
 
 # The e2e suites need a cluster: make test-node and make test-e2e run them.
-UNIT_PKGS = $$($(GO) list ./... | grep -v -x -e '$(MODULE)/test/node' -e '$(MODULE)/test/e2e')
+# The eviction package runs apart, with -race.
+UNIT_PKGS = $$($(GO) list ./... | grep -v -x -e '$(MODULE)/test/node' -e '$(MODULE)/test/e2e' -e '$(MODULE)/pkg/kubelet/eviction')
 MODULE   := github.com/evictkit/evictkit
 
-unit: ## go test (every package but the e2e suites) -count=1 (Fuzz targets run their seed corpora as tests)
-	@echo "==> go test -count=1 (all packages but test/node, test/e2e)"
-	@$(GO) test -count=1 $(UNIT_PKGS)
+unit: ## go test -count=1 of every package but the e2e suites, the eviction package with -race; lists every skipped test (EVICTION_TEST_REAL_CGROUPS=v1|v2: a real-kernel test that cannot run fails)
+	@echo "==> go test -count=1 (all packages but test/node, test/e2e; $(PKG) with -race)"
+	@{ $(GO) test -count=1 -json $(UNIT_PKGS); \
+	   $(GO) test -count=1 -race -json $(PKG); } | $(GO) run ./scripts/testreport -lane "host, cgroup $${EVICTION_TEST_REAL_CGROUPS:-v1 or v2 (not required)}"
+
+test-cgroupv2: ## The eviction package's tests on a real cgroup v2 kernel, in a QEMU VM (RUN=<regexp>)
+	@bash scripts/test-cgroupv2.sh
 
 api-diff: ## Compare our exported API with upstream's pkg/kubelet/eviction (GOOS=linux)
 	@echo "==> api-diff: $(PKG) vs k8s.io/kubernetes/pkg/kubelet/eviction"
@@ -77,7 +83,7 @@ fuzz: ## Run every Fuzz* target in pkg/kubelet/eviction for FUZZTIME each, one a
 	fi; \
 	for t in $$targets; do \
 		echo "==> fuzz $$t for $(FUZZTIME)"; \
-		$(GO) test $(PKG) -run '^$$' -fuzz "^$$t\$$" -fuzztime '$(FUZZTIME)'; \
+		$(GO) test $(PKG) -run '^$$' -fuzz "^$$t\$$" -fuzztime '$(FUZZTIME)' -timeout 0; \
 	done; \
 	echo "==> make fuzz: all targets ran $(FUZZTIME) without a failure"
 
@@ -122,6 +128,9 @@ cluster-logs: ## Export the cluster's logs to _output/logs
 
 test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBELET=evictkit|upstream, NODE, LABELS=<ginkgo label filter>, REPEAT)
 	@bash scripts/test-node.sh
+
+test-node-controls: node-image ## Negative controls: every Alpha spec without its feature gate on kubelet-upstream must fail as it says (KUBELET, LABELS); table in _output/reports/
+	@KUBELET=$${KUBELET:-upstream} CONTROL=1 bash scripts/test-node.sh
 
 e2e: ## Main job: build everything, bring up the cluster, run test/node and test/e2e, print a summary, remove the cluster (KEEP_CLUSTER=1, KUBELET, LABELS)
 	@bash scripts/e2e.sh

@@ -15,6 +15,11 @@
 #   LABELS   a Ginkgo label filter (default: every spec), e.g. Smoke, Memory
 #   REPEAT   extra passes of the selected specs, each in a fresh test process;
 #            the run stops at the first failing pass (default 0)
+#   CONTROL  1: a negative-control run (make test-node-controls): the Alpha
+#            specs (LABELS narrows them) without their feature gates,
+#            against KUBELET (upstream by default there); every one must
+#            fail as it says it would, and a table of how each failed is
+#            written to _output/reports/node-e2e-controls-<kubelet>.md
 #   CLUSTER, KUBECONFIG_PATH
 #            another cluster than the default (scripts/cluster-smoke.sh runs
 #            the Smoke specs on its one-node cluster); when set, that cluster
@@ -52,6 +57,17 @@ suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${nodes[@
 
 report="${root}/_output/reports/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
 filter="${labels}"
+if [[ -n "${CONTROL:-}" ]]; then
+	report="${root}/_output/reports/node-e2e-controls-${kubelet}"
+	filter="Alpha${labels:+ && (${labels})}"
+	step "test-node: negative controls on ${node} (kubelet ${kubelet}, labels ${filter}): every spec must fail as it says"
+	rc=0
+	suite_run "${root}" test-node-controls ./test/node "${report}" 0 "${filter}" \
+		-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" -control || rc=$?
+	note "the suite exited ${rc} (failures are what a control expects)"
+	(cd "${root}" && go run ./cmd/evictkit-report -controls "${report}.json" -kubelet "${kubelet}" -out "${report}.md")
+	exit 0
+fi
 if [[ "${kubelet}" == upstream ]]; then
 	# The Alpha specs turn on the evictkit kubelet's alpha feature gates,
 	# which kubelet-upstream does not have.

@@ -28,3 +28,9 @@ ETCD_IMAGE_TAG="3.7.0-0"
 COREDNS_VERSION="v1.14.6"          # github.com/coredns/coredns (also in images/coredns/go.mod) -> registry.k8s.io/coredns/coredns
 PAUSE_IMAGE_TAG="3.10.2"           # our own pause (images/pause), registry.k8s.io/pause
 DEBIAN_SUITE="bookworm"            # node image rootfs (debootstrap)
+
+# Kernel of the cgroup v2 test VM (scripts/test-cgroupv2.sh): Debian
+# bookworm's cloud kernel, the version its metapackage names when the
+# script runs (Debian removes superseded kernel packages from the mirror,
+# so a fixed version would stop downloading).
+VM_KERNEL_METAPACKAGE="linux-image-cloud-amd64"

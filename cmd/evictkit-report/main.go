@@ -4,9 +4,13 @@
 // reads the suites' Ginkgo JSON reports and the job's phase log, and also
 // writes the summary to a Markdown file.
 //
+// With -controls it judges a negative-control run instead (make
+// test-node-controls): every spec must have failed as it said it would.
+//
 // Usage:
 //
 //	evictkit-report -phases PHASES.tsv -out SUMMARY.md NAME=REPORT.json...
+//	evictkit-report -controls REPORT.json -kubelet KUBELET -out CONTROLS.md
 package main
 
 import (
@@ -30,8 +34,13 @@ func run(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("evictkit-report", flag.ContinueOnError)
 	phasesPath := fs.String("phases", "", "the job's phase log (name, seconds, ok|failed per line, tab-separated)")
 	out := fs.String("out", "", "also write the summary to this Markdown file")
+	controls := fs.String("controls", "", "judge this Ginkgo JSON report of a negative-control run")
+	kubelet := fs.String("kubelet", "upstream", "the kubelet the negative controls ran on (for the table)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *controls != "" {
+		return runControls(*controls, *kubelet, *out, stdout)
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("no reports given: want NAME=REPORT.json arguments")
@@ -70,4 +79,30 @@ func run(args []string, stdout io.Writer) error {
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err
+}
+
+// runControls prints (and writes to out) the table of a negative-control
+// run, and fails unless every control showed its expected failure.
+func runControls(report, kubelet, out string, stdout io.Writer) error {
+	cs, err := e2ereport.LoadControls(report)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	ok, err := e2ereport.RenderControls(&b, kubelet, cs)
+	if err != nil {
+		return err
+	}
+	if out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	if _, err := io.WriteString(stdout, b.String()); err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("not every negative control failed as expected (%s)", report)
+	}
+	return nil
 }

@@ -125,6 +125,7 @@ type evictionTiming struct {
 // its own. The kubelet's configuration and the namespace are restored and
 // removed however the spec ends.
 func runEviction(ctx SpecContext, s evictionSpec) {
+	specStart := time.Now().Add(-time.Second)
 	By("waiting until the node has no pressure condition")
 	Eventually(ctx, f.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
 	if s.prepare != nil {
@@ -231,6 +232,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 			s.checkEvicted(ctx, p, t)
 		}
 	}
+	expectKubeletOrder(ctx, w, evicted, specStart)
 	if s.afterEvictions != nil {
 		s.afterEvictions(ctx, ns)
 	}
@@ -272,12 +274,48 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	Expect(now).To(Equal(kubelet))
 }
 
+// expectKubeletOrder checks the order of the evictions by the kubelet's
+// own records, which the polling of pod phases (every poll interval) cannot
+// resolve: the time of each eviction in the kubelet's log (both kubelets
+// log it, to the microsecond) must be strictly after that of every pod of
+// an earlier order, and the pods' Evicted events (to the second) must not
+// be earlier.
+func expectKubeletOrder(ctx context.Context, w *watch, evicted []*corev1.Pod, since time.Time) {
+	By("checking the order of the evictions by the kubelet's own clock")
+	times, err := f.EvictionTimes(ctx, since)
+	Expect(err).NotTo(HaveOccurred())
+	eventTime := map[string]time.Time{}
+	for _, p := range evicted {
+		key := p.Namespace + "/" + p.Name
+		_, ok := times[key]
+		Expect(ok).To(BeTrue(), "the kubelet logged no eviction of %s (logged: %v)", key, times)
+		eventTime[p.Name] = expectOneEvictedEvent(ctx, p).FirstTimestamp.Time
+	}
+	for _, a := range evicted {
+		for _, b := range evicted {
+			va, vb := w.victim(a.Name), w.victim(b.Name)
+			if va.order >= vb.order {
+				continue
+			}
+			ta, tb := times[a.Namespace+"/"+a.Name], times[b.Namespace+"/"+b.Name]
+			Expect(ta.Before(tb)).To(BeTrue(), "the kubelet evicted %s (order %d) at %s, not before %s (order %d) at %s",
+				a.Name, va.order, ta.Format(time.StampMicro), b.Name, vb.order, tb.Format(time.StampMicro))
+			Expect(eventTime[a.Name].After(eventTime[b.Name])).To(BeFalse(), "the Evicted event of %s (order %d) at %s is after that of %s (order %d) at %s",
+				a.Name, va.order, eventTime[a.Name], b.Name, vb.order, eventTime[b.Name])
+		}
+	}
+}
+
 // setKubeletConfig changes the kubelet's configuration for the spec and
 // restores it when the spec ends: the spec's evictionPressureTransitionPeriod,
 // what set changes, and the feature gates turned on or off over the
 // configured ones. The restore is registered first, so a kubelet that does
 // not come back with the new configuration gets the original back too.
 func setKubeletConfig(ctx SpecContext, gates map[string]bool, set func(*kubeletconfig.KubeletConfiguration)) {
+	if control && len(gates) > 0 {
+		GinkgoWriter.Printf("negative control: the feature gates %v are left out\n", gates)
+		gates = nil
+	}
 	DeferCleanup(func(ctx SpecContext) {
 		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
 	}, NodeTimeout(5*time.Minute))
@@ -293,6 +331,10 @@ func setKubeletConfig(ctx SpecContext, gates map[string]bool, set func(*kubeletc
 		}
 		GinkgoWriter.Printf("evictionHard %v evictionSoft %v featureGates %v\n", c.EvictionHard, c.EvictionSoft, c.FeatureGates)
 	})).To(Succeed())
+	if len(gates) > 0 {
+		By(fmt.Sprintf("checking the kubelet runs with %v (/configz)", gates))
+		Expect(f.GatesInEffect(ctx, gates)).To(Succeed())
+	}
 }
 
 // holding reports whether a workload pod logged that it holds its size.

@@ -2,6 +2,7 @@ package nodee2e
 
 import (
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
@@ -11,9 +12,14 @@ import (
 
 var _ = Describe("Local storage isolation", Label("Eviction", "Disk", "LocalStorage", "Serial"), func() {
 	// No threshold is involved: each over-limit pod goes for its own
-	// limit, with no node condition; in-limit pods and a memory-backed
-	// emptyDir (the kernel bounds tmpfs) stay.
-	It("evicts pods over their emptyDir, container and pod limits, and leaves in-limit and memory-backed ones", func(ctx SpecContext) {
+	// limit, with no node condition; in-limit pods stay, and so does a pod
+	// writing past the size limit of its memory-backed emptyDir: the
+	// kubelet mounts that tmpfs at the limit, so the kernel stops the
+	// writes there (ENOSPC) and the usage never exceeds the limit. (The
+	// kubelet's own exemption of memory-backed emptyDirs, under the alpha
+	// gate InPlacePodVerticalScalingMemoryBackedVolumes, cannot show: the
+	// kernel's bound comes first.)
+	It("evicts pods over their emptyDir, container and pod limits, and leaves in-limit pods and one written past its memory-backed emptyDir's limit", func(ctx SpecContext) {
 		runEviction(ctx, evictionSpec{
 			name:    "local-storage",
 			prepare: pruneImages,
@@ -35,9 +41,16 @@ var _ = Describe("Local storage isolation", Label("Eviction", "Disk", "LocalStor
 					{order: 1, limit: &limitEviction{"ephemeralpodfs.limit", "Pod ephemeral local storage usage exceeds the total limit of containers 100Mi"},
 						pod: f.Pod("pod-over", framework.DiskHog("/scratch", "130Mi"), framework.EphemeralStorage("", "100Mi"), framework.EmptyDir("/scratch", "", ""))},
 					{order: 0, pod: f.Pod("emptydir-within", framework.DiskHog("/scratch", "50Mi"), framework.EmptyDir("/scratch", "", "100Mi"))},
-					{order: 0, pod: f.Pod("memory-emptydir", framework.DiskHog("/scratch", "50Mi"), framework.EmptyDir("/scratch", corev1.StorageMediumMemory, "100Mi"))},
+					{order: 0, pod: f.Pod("memory-emptydir", framework.DiskHog("/scratch", "150Mi"), framework.EmptyDir("/scratch", corev1.StorageMediumMemory, "100Mi"))},
 					{order: 0, pod: f.Pod("container-within", framework.DiskHog("/var/fill", "40Mi"), framework.EphemeralStorage("", "100Mi"))},
 				}
+			},
+			afterEvictions: func(ctx SpecContext, ns string) {
+				By("checking the memory-backed emptyDir's writer was stopped at its limit, by the kernel")
+				lines, err := f.ContainerLog(ctx, ns, "memory-emptydir")
+				Expect(err).NotTo(HaveOccurred())
+				Expect(lines).To(ContainElement(HaveField("Text", MatchRegexp(`^disk: stopped at \d+ MiB of 150 MiB \(no more room\)$`))),
+					"the pod writing 150Mi into its 100Mi memory-backed emptyDir was not stopped for want of room: %v", lines)
 			},
 		})
 	})

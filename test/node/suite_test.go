@@ -30,6 +30,7 @@ func init() {
 	flag.StringVar(&cfg.Kubelet, "kubelet", framework.KubeletEvictkit, "the kubelet the node must run: evictkit or upstream")
 	flag.StringVar(&imagefsNode, "imagefs-node", "evictkit-worker", "a node with a dedicated image filesystem (label evictkit.dev/imagefs-size), for the ImageFs specs")
 	flag.StringVar(&cfg.LogDir, "logs", "", "where failed specs leave diagnostics (default ROOT/_output/logs/node-e2e)")
+	flag.BoolVar(&control, "control", false, "negative control: run the Alpha specs without their feature gates (on kubelet-upstream); each must fail as its expectControlFailure says (make test-node-controls)")
 }
 
 func TestNodeE2E(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2/ktesting"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
 
@@ -164,4 +165,68 @@ func atoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// The decision log line: one clause per victim, and the ranked pods from 1
+// with the victims marked.
+func TestLogDecision(t *testing.T) {
+	pods := []*v1.Pod{
+		pod("greedy", withMemRequest("100Mi")),
+		pod("modest", withMemRequest("100Mi")),
+		pod("critical", withPriority(systemCritical), withMemRequest("100Mi")),
+		pod("within", withMemRequest("2Gi")),
+	}
+	stats := []statsapi.PodStats{
+		podStats("greedy", withWorkingSet("3Gi")),
+		podStats("modest", withWorkingSet("600Mi")),
+		podStats("critical", withWorkingSet("4Gi")),
+		podStats("within", withWorkingSet("1Gi")),
+	}
+	// 2.5Gi below the 1Gi threshold: a shortfall of 3.5Gi, which greedy
+	// (3Gi) and modest (600Mi) cover together.
+	in := memoryInput(-(5 << 29), pods, stats...)
+	in.gates.explain, in.gates.reclaimSized = true, true
+	d := decide(in)
+	if d.target == nil || len(d.target.victims) != 2 {
+		t.Fatalf("want a target with two victims (greedy, modest): %+v", d.target)
+	}
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	logDecision(logger, d.target)
+	var entry *ktesting.LogEntry
+	for _, e := range logger.GetSink().(ktesting.Underlier).GetBuffer().Data() {
+		if e.Message == "Eviction manager: decision" {
+			entry = &e
+		}
+	}
+	if entry == nil {
+		t.Fatal("no decision log line")
+	}
+	kv := map[string]any{}
+	for i := 0; i+1 < len(entry.ParameterKVList); i += 2 {
+		kv[entry.ParameterKVList[i].(string)] = entry.ParameterKVList[i+1]
+	}
+	clauses, _ := kv["victims"].([]string)
+	if len(clauses) != 2 || !strings.HasPrefix(clauses[0], "ns/greedy: Decision: ") || !strings.HasPrefix(clauses[1], "ns/modest: Decision: ") {
+		t.Errorf("victims %q, want greedy's then modest's clause", clauses)
+	}
+	ranked, _ := kv["ranked"].([]rankedPod)
+	want := []rankedPod{
+		{Rank: 1, Pod: "ns/greedy", Victim: true},
+		{Rank: 2, Pod: "ns/modest", Victim: true},
+		{Rank: 3, Pod: "ns/critical", Critical: true},
+		{Rank: 4, Pod: "ns/within"},
+	}
+	if len(ranked) != len(want) {
+		t.Fatalf("ranked %+v, want %d pods", ranked, len(want))
+	}
+	for i, w := range want {
+		got := ranked[i]
+		got.Why = ""
+		if got != w {
+			t.Errorf("ranked[%d] = %+v, want %+v", i, got, w)
+		}
+	}
+	if kv["signal"] != "memory.available" || kv["rankedTotal"] != 4 {
+		t.Errorf("signal %v, rankedTotal %v", kv["signal"], kv["rankedTotal"])
+	}
 }

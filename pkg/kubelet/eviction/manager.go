@@ -229,7 +229,8 @@ func (m *managerImpl) startMemoryNotifiers(ctx context.Context, handler func(str
 }
 
 // monitor is the monitoring loop: a pass, then either the cleanup wait
-// (after an eviction) or the monitoring interval, until ctx is done.
+// (after an eviction) or the monitoring interval, both on the manager's
+// clock, until ctx is done.
 func (m *managerImpl) monitor(ctx context.Context, diskInfoProvider DiskInfoProvider, podFunc ActivePodsFunc, podCleanedUpFunc PodCleanedUpFunc, interval time.Duration) {
 	logger := klog.FromContext(ctx)
 	defer func() { logger.Info("Eviction manager: monitoring loop exiting", "err", ctx.Err()) }()
@@ -242,10 +243,10 @@ func (m *managerImpl) monitor(ctx context.Context, diskInfoProvider DiskInfoProv
 			m.waitForPodsCleanup(ctx, podCleanedUpFunc, evicted)
 			continue
 		}
-		timer := time.NewTimer(interval)
+		timer := m.clock.NewTimer(interval)
 		select {
 		case <-ctx.Done():
-		case <-timer.C:
+		case <-timer.C():
 		}
 		timer.Stop()
 	}

@@ -2,6 +2,7 @@ package eviction
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -38,13 +39,29 @@ func TestMgrNewManagerInterfaces(t *testing.T) {
 	}
 }
 
+// mgrConsistently fails if cond stops holding at any time during window
+// (of real time): the bounded negative check of something that must not
+// happen.
+func mgrConsistently(t *testing.T, what string, window time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(window)
+	for time.Now().Before(deadline) {
+		if !cond() {
+			t.Fatalf("%s stopped holding within %s", what, window)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// The monitoring loop runs a pass per interval of the manager's clock, and
+// stops with its context.
 func TestMgrStartReturnsAndStopsOnCancel(t *testing.T) {
 	h := mgrNewHarness(t, mgrMemoryConfig(), false, fakeHealthyNode().summary(mgrEpoch))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	returned := make(chan struct{})
 	go func() {
-		h.m.Start(ctx, h.disk, h.activePods, func(*v1.Pod) bool { return true }, 5*time.Millisecond)
+		h.m.Start(ctx, h.disk, h.activePods, func(*v1.Pod) bool { return true }, 10*time.Second)
 		close(returned)
 	}()
 	select {
@@ -52,16 +69,20 @@ func TestMgrStartReturnsAndStopsOnCancel(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("Start did not return")
 	}
-	mgrEventually(t, "the monitoring loop to run twice", func() bool { return h.summary.calls() >= 2 })
-	atCancel := h.summary.calls()
+	// A pass at once, then one per interval: the loop waits on its timer
+	// between passes.
+	mgrEventually(t, "the first pass and the wait after it", func() bool { return h.summary.calls() == 1 && h.clock.Waiters() == 1 })
+	h.clock.Step(10*time.Second - time.Millisecond)
+	mgrConsistently(t, "no pass before the interval is up", 50*time.Millisecond, func() bool { return h.summary.calls() == 1 })
+	h.clock.Step(time.Millisecond)
+	mgrEventually(t, "the second pass and the wait after it", func() bool { return h.summary.calls() == 2 && h.clock.Waiters() == 1 })
+
 	cancel()
-	// One pass may start between reading the count and cancelling, and
-	// one may be in flight at cancel; no other may start (at a 5ms
-	// interval a running loop would make dozens more in 300ms).
-	time.Sleep(300 * time.Millisecond)
-	if got := h.summary.calls(); got > atCancel+2 {
-		t.Fatalf("monitoring loop still running after cancel: %d passes at cancel, %d after", atCancel, got)
-	}
+	// Once the loop has left its wait (it never waits again), no interval
+	// of the clock brings another pass.
+	mgrEventually(t, "the loop to stop waiting", func() bool { return h.clock.Waiters() == 0 })
+	h.clock.Step(time.Hour)
+	mgrConsistently(t, "no pass after cancel", 50*time.Millisecond, func() bool { return h.summary.calls() == 2 && !h.clock.HasWaiters() })
 }
 
 // After an eviction the loop waits for the pod to be cleaned up (on the
@@ -102,8 +123,11 @@ func TestMgrStartWaitsForCleanupAfterEviction(t *testing.T) {
 		h.clock.Step(time.Second)
 		return false
 	})
-	// The second pass saw stale stats and must not evict again.
-	time.Sleep(20 * time.Millisecond)
+	// The second pass saw stale stats and must not evict again. It runs
+	// with one waiter on the clock (the cleanup wait's ticker, which the
+	// fake clock keeps after Stop); once it is over, the loop waits again
+	// (its interval's timer, or a cleanup wait after a kill made first).
+	mgrEventually(t, "the loop to wait again", func() bool { return h.summary.calls() == 2 && h.clock.Waiters() >= 2 })
 	if len(h.killer.get()) != 1 {
 		t.Errorf("kills = %v, want one", h.killedNames())
 	}
@@ -146,10 +170,7 @@ func TestMgrWaitForPodsCleanup(t *testing.T) {
 			n := checks.Load()
 			h.clock.Step(time.Second)
 			mgrEventually(t, "a cleanup check", func() bool { return checks.Load() > n })
-			time.Sleep(5 * time.Millisecond)
-			if isDone(done) {
-				t.Fatalf("returned at step %d before every pod was cleaned up", i)
-			}
+			mgrConsistently(t, fmt.Sprintf("waiting at step %d before every pod was cleaned up", i), 20*time.Millisecond, func() bool { return !isDone(done) })
 		}
 		cleanB.Store(true)
 		mgrEventually(t, "return after cleanup", func() bool {
@@ -165,10 +186,7 @@ func TestMgrWaitForPodsCleanup(t *testing.T) {
 		done := run(h, context.Background(), func(*v1.Pod) bool { return false })
 		mgrEventually(t, "timer and ticker", func() bool { return h.clock.Waiters() >= 2 })
 		h.clock.Step(podCleanupTimeout - time.Second)
-		time.Sleep(10 * time.Millisecond)
-		if isDone(done) {
-			t.Fatalf("returned before the timeout")
-		}
+		mgrConsistently(t, "waiting before the timeout", 20*time.Millisecond, func() bool { return !isDone(done) })
 		h.clock.Step(time.Second)
 		select {
 		case <-done:

@@ -354,7 +354,7 @@ func TestMemoryThresholdNotifierDescription(t *testing.T) {
 func TestNewMemoryThresholdNotifierCgroupPath(t *testing.T) {
 	mount, err := memoryControllerMount()
 	if err != nil {
-		t.Skipf("no memory cgroup controller on this host: %v", err)
+		cannotRun(t, "", "no memory cgroup controller on this host: %v", err)
 	}
 	logger, _ := ktesting.NewTestContext(t)
 	cases := []struct {

@@ -1,19 +1,10 @@
 package eviction
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/binary"
-	"encoding/hex"
-	"errors"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,146 +15,29 @@ import (
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
-const (
-	// memcgHogEnv makes TestMemcgHogProcess act as the memory hog.
-	memcgHogEnv = "EVICTKIT_MEMCG_HOG"
-	// memcgHogBytes is how much anonymous memory the hog touches.
-	memcgHogBytes = 64 << 20
-	// memcgHogMargin is how far above the cgroup's current usage the tests
-	// arm their notifiers; the hog crosses it for sure.
-	memcgHogMargin = 32 << 20
-)
-
-// TestMemcgHogProcess is not a test: it is the body of the child process the
-// kernel tests place in their cgroup. It waits for a line on stdin (sent once
-// it has been moved into the cgroup), touches memcgHogBytes of anonymous
-// memory, says "ready" and then idles until stdin closes or it is killed.
-func TestMemcgHogProcess(t *testing.T) {
-	if os.Getenv(memcgHogEnv) != "1" {
-		t.Skip("only runs as the child process of the memory cgroup tests")
-	}
-	in := bufio.NewReader(os.Stdin)
-	if _, err := in.ReadString('\n'); err != nil {
-		os.Exit(2)
-	}
-	hog := make([]byte, memcgHogBytes)
-	for i := 0; i < len(hog); i += os.Getpagesize() {
-		hog[i] = 1
-	}
-	os.Stdout.WriteString("ready\n")
-	_, _ = io.Copy(io.Discard, in)
-	runtime.KeepAlive(hog)
-	os.Exit(0)
-}
+// memcgHogMargin is how far above the cgroup's current usage the tests
+// arm their notifiers; the memory hog (64 MiB) crosses it for sure.
+const memcgHogMargin = 32 << 20
 
 // testMemcg creates a memory cgroup v1 child of the hierarchy's root, owned
-// by this test and removed at cleanup, and returns its directory. It skips
-// the test when there is no writable cgroup v1 memory hierarchy.
+// by this test and removed at cleanup, and returns its directory.
 func testMemcg(t *testing.T) string {
 	t.Helper()
-	if cgroups.IsCgroup2UnifiedMode() {
-		t.Skip("cgroup v2 unified hierarchy: there is no memory cgroup v1 to test against")
-	}
-	if os.Geteuid() != 0 {
-		t.Skip("creating a memory cgroup needs root")
-	}
-	mount, err := cgroups.FindCgroupMountpoint("", "memory")
-	if err != nil {
-		t.Skipf("no cgroup v1 memory hierarchy: %v", err)
-	}
-	var suffix [4]byte
-	_, _ = rand.Read(suffix[:])
-	dir := filepath.Join(mount, "evictkit-test-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(suffix[:]))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		if errors.Is(err, os.ErrPermission) || errors.Is(err, unix.EROFS) {
-			t.Skipf("memory cgroup hierarchy at %s is not writable: %v", mount, err)
-		}
-		t.Fatalf("creating test cgroup: %v", err)
-	}
-	t.Cleanup(func() {
-		// Right after its last task exits, a cgroup can be busy for a moment.
-		var err error
-		for i := 0; i < 50; i++ {
-			if err = unix.Rmdir(dir); err == nil || err == unix.ENOENT {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Errorf("removing test cgroup %s: %v", dir, err)
-	})
-	return dir
+	return newTestCgroup(t, "v1").dir
 }
 
 // memcgUsage reads memory.usage_in_bytes of a cgroup.
 func memcgUsage(t *testing.T, dir string) int64 {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(dir, "memory.usage_in_bytes"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(raw)), 10, 64)
-	if err != nil {
-		t.Fatalf("parsing memory usage of %s: %v", dir, err)
-	}
-	return v
+	return readCgroupInt(t, filepath.Join(dir, "memory.usage_in_bytes"))
 }
 
 // startMemcgHog runs the memory hog inside the cgroup dir. It returns once
 // the hog is in the cgroup and has been told to allocate; the returned
-// channel is closed when the hog reports its memory touched. The hog is
-// killed and reaped at cleanup, which the caller must have registered the
-// cgroup's removal before.
+// channel is closed when the hog reports its memory touched.
 func startMemcgHog(t *testing.T, dir string) <-chan struct{} {
 	t.Helper()
-	return startInMemcg(t, dir, "^TestMemcgHogProcess$", memcgHogEnv+"=1")
-}
-
-// startInMemcg runs this test binary's child-process test run (a -test.run
-// pattern) with env added, inside the cgroup dir: it moves the child in,
-// tells it to go with a line on stdin, and returns a channel closed when
-// the child says "ready". The child is killed and reaped at cleanup.
-func startInMemcg(t *testing.T, dir, run string, env ...string) <-chan struct{} {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run="+run, "-test.count=1")
-	cmd.Env = append(os.Environ(), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", run, err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = stdin.Close()
-		_ = cmd.Wait()
-		if t.Failed() && stderr.Len() > 0 {
-			t.Logf("child %s stderr:\n%s", run, stderr.String())
-		}
-	})
-
-	procs := filepath.Join(dir, "cgroup.procs")
-	if err := os.WriteFile(procs, []byte(strconv.Itoa(cmd.Process.Pid)), 0); err != nil {
-		t.Fatalf("moving the child into %s: %v", procs, err)
-	}
-	ready := make(chan struct{})
-	go func() {
-		line, _ := bufio.NewReader(stdout).ReadString('\n')
-		if strings.TrimSpace(line) == "ready" {
-			close(ready)
-		}
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	if _, err := io.WriteString(stdin, "go\n"); err != nil {
-		t.Fatalf("releasing the child: %v", err)
-	}
-	return ready
+	return startChild(t, dir, "memory-hog").ready
 }
 
 // openFdCount counts the descriptors open in this process.
@@ -292,7 +166,7 @@ func TestMemoryThresholdNotifierWithKernel(t *testing.T) {
 		t.Fatalf("memory controller mount: %v", err)
 	}
 	if filepath.Dir(dir) != filepath.Clean(mount) {
-		t.Skipf("test cgroup %s is not under the controller mount %s", dir, mount)
+		cannotRun(t, "v1", "test cgroup %s is not under the controller mount %s", dir, mount)
 	}
 	logger, ctx := ktesting.NewTestContext(t)
 	ctx, cancel := context.WithCancel(ctx)
@@ -414,7 +288,7 @@ func TestMemcgNotifierDeliversEventfdSignals(t *testing.T) {
 
 func TestNewCgroupNotifierErrors(t *testing.T) {
 	if cgroups.IsCgroup2UnifiedMode() {
-		t.Skip("on cgroup v2 hosts NewCgroupNotifier returns a disabled notifier, never an error")
+		cannotRun(t, "v1", "on cgroup v2 hosts NewCgroupNotifier returns a disabled notifier, never an error")
 	}
 	logger, _ := ktesting.NewTestContext(t)
 	openFdCount(t) // let the runtime set up whatever it lazily needs first
@@ -447,9 +321,6 @@ func TestNewCgroupNotifierErrors(t *testing.T) {
 			// after the eventfds have been made.
 			name: "attribute without events",
 			dir: func(t *testing.T) string {
-				if os.Geteuid() != 0 {
-					t.Skip("needs root to create a memory cgroup")
-				}
 				return testMemcg(t)
 			},
 			attr:     "memory.stat",

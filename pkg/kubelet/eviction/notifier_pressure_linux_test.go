@@ -4,13 +4,11 @@
 package eviction
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,39 +17,32 @@ import (
 	"k8s.io/klog/v2/ktesting"
 )
 
-// pressureThrashEnv makes TestPressureThrashProcess act as the thrasher:
-// its value is the file to read over and over.
-const pressureThrashEnv = "EVICTKIT_PRESSURE_THRASH"
+// pageCacheThrashEnv names the file the page-cache thrasher reads.
+const pageCacheThrashEnv = "EVICTION_TEST_THRASH_FILE"
 
-// TestPressureThrashProcess is not a test: it is the body of the child
-// process TestPressureTriggerFires places in its memory cgroup. It waits
-// for a line on stdin, says "ready", then reads the file named by
-// pressureThrashEnv from start to end until stdin closes.
-func TestPressureThrashProcess(t *testing.T) {
-	path := os.Getenv(pressureThrashEnv)
-	if path == "" {
-		t.Skip("only runs as the child process of TestPressureTriggerFires")
-	}
-	in := bufio.NewReader(os.Stdin)
-	if _, err := in.ReadString('\n'); err != nil {
-		os.Exit(2)
-	}
-	done := make(chan struct{})
-	go func() { _, _ = io.Copy(io.Discard, in); close(done) }()
-	os.Stdout.WriteString("ready\n")
-	buf := make([]byte, 1<<20)
-	for {
-		select {
-		case <-done:
-			os.Exit(0)
-		default:
+// The page-cache thrasher: says ready, then reads the file named by
+// pageCacheThrashEnv from start to end until stdin closes. In a memory
+// cgroup smaller than the file, the kernel keeps reclaiming and
+// refaulting its pages: a memory stall.
+func init() {
+	childRoles["page-cache-thrash"] = func() {
+		done := childWaitForGo()
+		path := os.Getenv(pageCacheThrashEnv)
+		os.Stdout.WriteString("ready\n")
+		buf := make([]byte, 1<<20)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				os.Exit(3)
+			}
+			_, _ = io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, buf)
+			f.Close()
 		}
-		f, err := os.Open(path)
-		if err != nil {
-			os.Exit(3)
-		}
-		_, _ = io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, buf)
-		f.Close()
 	}
 }
 
@@ -68,6 +59,26 @@ func runPressureNotifier(ctx context.Context, n *pressureNotifier) (<-chan strin
 	done := make(chan struct{})
 	go func() { defer close(done); n.Start(ctx) }()
 	return msgs, done
+}
+
+// startArmed runs n (until the test ends, or cancel) and returns once it
+// has armed its sources.
+func startArmed(t *testing.T, n *pressureNotifier) (<-chan string, <-chan struct{}, context.CancelFunc) {
+	t.Helper()
+	_, ctx := ktesting.NewTestContext(t)
+	ctx, cancel := context.WithCancel(ctx)
+	t.Cleanup(cancel)
+	armed := make(chan struct{})
+	n.onArmed = func() { close(armed) }
+	msgs, done := runPressureNotifier(ctx, n)
+	select {
+	case <-armed:
+	case <-done:
+		t.Fatal("the notifier armed nothing")
+	case <-time.After(5 * time.Second):
+		t.Fatal("not armed within 5 s")
+	}
+	return msgs, done, cancel
 }
 
 func expectMessage(t *testing.T, msgs <-chan string, within time.Duration, want string) {
@@ -95,7 +106,6 @@ func expectStopped(t *testing.T, done <-chan struct{}) {
 // temporary one, where memory.pressure is a plain file (a trigger written
 // to it is just data, and it never signals).
 func TestPressureNotifierMemoryEvents(t *testing.T) {
-	_, ctx := ktesting.NewTestContext(t)
 	mount := t.TempDir()
 	pods := filepath.Join(mount, "kubepods")
 	if err := os.Mkdir(pods, 0o755); err != nil {
@@ -112,16 +122,7 @@ func TestPressureNotifierMemoryEvents(t *testing.T) {
 	if n.eventsFile != events || n.pressureFile != filepath.Join(pods, "memory.pressure") {
 		t.Fatalf("notifier watches %s and %s", n.pressureFile, n.eventsFile)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	armed := make(chan struct{})
-	n.onArmed = func() { close(armed) }
-	msgs, done := runPressureNotifier(ctx, n)
-	select {
-	case <-armed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("not armed within 5 s")
-	}
+	msgs, done, cancel := startArmed(t, n)
 	for range 2 {
 		if err := os.WriteFile(events, []byte("low 0\nhigh 0\nmax 1\noom 0\noom_kill 0\n"), 0o644); err != nil {
 			t.Fatal(err)
@@ -145,47 +146,67 @@ func TestPressureNotifierWithoutSources(t *testing.T) {
 
 // A real PSI trigger on /proc/pressure/memory (the node's, as for
 // memory.available), fired by real memory stall: a child process reads a
-// file a little larger than its memory cgroup's limit over and over, so
+// file a quarter larger than its memory cgroup's limit over and over, so
 // the kernel keeps reclaiming and refaulting its page cache. Needs root, a
-// kernel with PSI on, and a cgroup v1 memory hierarchy to make the stall
-// in (the hosts here).
+// kernel with PSI on and a memory cgroup (v1 or v2) to make the stall in.
 func TestPressureTriggerFires(t *testing.T) {
 	if fd, _, err := armPressureTrigger(procPressureMemory); err != nil {
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EPERM) || errors.Is(err, unix.EACCES) {
-			t.Skipf("no PSI trigger here: %v", err)
+			cannotRun(t, "", "no PSI trigger here: %v", err)
 		}
 		t.Fatal(err)
 	} else {
 		unix.Close(fd)
 	}
-	dir := testMemcg(t)
-	if err := os.WriteFile(filepath.Join(dir, "memory.limit_in_bytes"), []byte(strconv.Itoa(48<<20)), 0); err != nil {
-		t.Fatalf("limiting the test cgroup: %v", err)
-	}
-	// A file a quarter larger than the limit: pages read twice are the
-	// cgroup's working set, and refaulting them is a memory stall. Its
-	// pages must not be in the page cache already, charged to this
-	// process's cgroup: written, synced, dropped.
-	file := filepath.Join(t.TempDir(), "thrash")
-	writeUncached(t, file, 60<<20)
+	cg := newTestCgroup(t, "")
 	// The mechanism under test is the trigger's: a low level (2.5 % of
 	// 2 s, which the kernel takes from any writer) fires within seconds of
 	// the stall's start.
 	saved := pressureTriggers
 	pressureTriggers = []string{"some 50000 2000000"}
 	t.Cleanup(func() { pressureTriggers = saved })
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	n := newPressureNotifier(hard(sigMem, "500Mi"), "/unused", "", nil)
-	armed := make(chan struct{})
-	n.onArmed = func() { close(armed) }
-	msgs, done := runPressureNotifier(ctx, n)
-	<-armed
-	<-startInMemcg(t, dir, "^TestPressureThrashProcess$", pressureThrashEnv+"="+file)
-	expectMessage(t, msgs, time.Minute, "memory stall (PSI trigger some 50000 2000000 on /proc/pressure/memory)")
+	elapsed := thrashUntilNotified(t, cg, n, "memory stall (PSI trigger some 50000 2000000 on /proc/pressure/memory)")
+	t.Logf("notified %s after the thrasher started", elapsed.Round(time.Millisecond))
+}
+
+// thrashUntilNotified starts n, then a page-cache thrasher in cg (limited
+// to 48 MiB, reading a 60 MiB file from a disk), and waits up to a minute
+// for a notification containing want; it returns how long that took from
+// the thrasher's start.
+func thrashUntilNotified(t *testing.T, cg *testCgroup, n *pressureNotifier, want string) time.Duration {
+	t.Helper()
+	cg.limit(t, 48<<20)
+	// Pages read twice are the cgroup's working set, and refaulting them
+	// is a memory stall. The file's pages must not be in the page cache
+	// already, charged to this process's cgroup: written, synced, dropped.
+	file := thrashFile(t)
+	msgs, done, cancel := startArmed(t, n)
+	start := time.Now()
+	startChild(t, cg.dir, "page-cache-thrash", pageCacheThrashEnv+"="+file).waitReady(t, time.Minute)
+	expectMessage(t, msgs, time.Minute, want)
+	elapsed := time.Since(start)
 	cancel()
 	expectStopped(t, done)
+	return elapsed
+}
+
+// thrashFile writes a 60 MiB file for the page-cache thrasher, on a disk:
+// pages of tmpfs and ramfs are not reclaimable, and reading them again
+// never stalls.
+func thrashFile(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Type == unix.TMPFS_MAGIC || st.Type == unix.RAMFS_MAGIC {
+		cannotRun(t, "", "%s is in memory (tmpfs or ramfs): set TMPDIR to a directory on a disk", dir)
+	}
+	file := filepath.Join(dir, "thrash")
+	writeUncached(t, file, 60<<20)
+	return file
 }
 
 // writeUncached writes n bytes to path, syncs them and drops them from the

@@ -296,3 +296,26 @@ func TestContainerEnded(t *testing.T) {
 		}
 	}
 }
+
+func TestParseEvictionTimes(t *testing.T) {
+	ref := time.Date(2026, 12, 2, 1, 0, 0, 0, time.UTC)
+	lines := []string{
+		`I1202 00:44:58.328618   24580 evict.go:62] "Eviction manager: pod is evicted successfully" pod="ns/besteffort"`,
+		`I1202 00:44:58.328671   24580 manager.go:242] "Eviction manager: pods evicted, waiting for pod to be cleaned up" pods=["ns/besteffort"]`,
+		`I1202 00:45:01.000002   24580 eviction_manager.go:658] "Eviction manager: pod is evicted successfully" pod="ns/burstable"`,
+		`I1202 00:45:09.000000   24580 evict.go:62] "Eviction manager: pod is evicted successfully" pod="ns/besteffort"`,
+		`I1231 23:59:59.999999   24580 evict.go:62] "Eviction manager: pod is evicted successfully" pod="ns/last-year"`,
+	}
+	got, err := parseEvictionTimes(lines, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]time.Time{
+		"ns/besteffort": time.Date(2026, 12, 2, 0, 44, 58, 328618000, time.UTC),
+		"ns/burstable":  time.Date(2026, 12, 2, 0, 45, 1, 2000, time.UTC),
+		"ns/last-year":  time.Date(2025, 12, 31, 23, 59, 59, 999999000, time.UTC),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseEvictionTimes = %v, want %v", got, want)
+	}
+}

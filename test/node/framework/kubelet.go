@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -157,6 +158,26 @@ func (f *Framework) kubeletErrors(ctx context.Context, since time.Time) string {
 	return strings.Join(errs, " | ")
 }
 
+// GatesInEffect fails unless the running kubelet's /configz shows every
+// gate of gates set as gates says.
+func (f *Framework) GatesInEffect(ctx context.Context, gates map[string]bool) error {
+	got, err := f.RunningKubeletConfig(ctx)
+	if err != nil {
+		return err
+	}
+	var wrong []string
+	for gate, on := range gates {
+		if g, ok := got.FeatureGates[gate]; !ok || g != on {
+			wrong = append(wrong, fmt.Sprintf("%s=%v (set: %v), want %v", gate, g, ok, on))
+		}
+	}
+	if len(wrong) > 0 {
+		sort.Strings(wrong)
+		return fmt.Errorf("node %s: feature gates not in effect in /configz: %s", f.Node, strings.Join(wrong, ", "))
+	}
+	return nil
+}
+
 // RunningKubeletConfig is the configuration the kubelet runs with, from its
 // /configz endpoint (through the API server's node proxy).
 func (f *Framework) RunningKubeletConfig(ctx context.Context) (*kubeletconfig.KubeletConfiguration, error) {
@@ -174,8 +195,8 @@ func (f *Framework) RunningKubeletConfig(ctx context.Context) (*kubeletconfig.Ku
 	return &got.Config, nil
 }
 
-// configDiff names the eviction and allocatable settings of want that got
-// does not have. Threshold maps may hold more in got: the kubelet fills in
+// configDiff names the eviction and allocatable settings and the feature
+// gates of want that got does not have. Threshold maps may hold more in got: the kubelet fills in
 // defaults for signals a partial evictionHard leaves out.
 func configDiff(want, got *kubeletconfig.KubeletConfiguration) string {
 	var diffs []string
@@ -191,6 +212,11 @@ func configDiff(want, got *kubeletconfig.KubeletConfiguration) string {
 	subset("evictionSoftGracePeriod", want.EvictionSoftGracePeriod, got.EvictionSoftGracePeriod)
 	subset("evictionMinimumReclaim", want.EvictionMinimumReclaim, got.EvictionMinimumReclaim)
 	subset("kubeReserved", want.KubeReserved, got.KubeReserved)
+	for gate, on := range want.FeatureGates {
+		if g, ok := got.FeatureGates[gate]; !ok || g != on {
+			diffs = append(diffs, fmt.Sprintf("featureGates[%s]=%v (set: %v), want %v", gate, g, ok, on))
+		}
+	}
 	subset("systemReserved", want.SystemReserved, got.SystemReserved)
 	same := func(name string, w, g any) {
 		if !reflect.DeepEqual(w, g) {

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package eviction
+
+// hostLane is the cgroup hierarchy this host runs: none off Linux.
+func hostLane() string { return "none" }
