@@ -114,6 +114,9 @@ func Up(ctx context.Context, o Options) (err error) {
 		if err := s.provider.ExportKubeConfig(s.cfg.Name, s.opts.Kubeconfig, false); err != nil {
 			return fmt.Errorf("exporting kubeconfig: %w", err)
 		}
+		if err := s.resetKubelets(); err != nil {
+			return err
+		}
 	} else {
 		reqs, err := diskRequests(s.cfg)
 		if err != nil {

@@ -47,6 +47,19 @@ func checkNetwork(ctx context.Context, s *session, c kubernetes.Interface) error
 		}
 	}()
 
+	// The controller-manager gives a new namespace its default service
+	// account asynchronously (seconds after a restart of the engine), and
+	// pods are refused until it exists.
+	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		_, err := c.CoreV1().ServiceAccounts(netcheckNamespace).Get(ctx, "default", metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return false, nil
+		}
+		return err == nil, err
+	}); err != nil {
+		return fmt.Errorf("namespace %s has no default service account: %w", netcheckNamespace, err)
+	}
+
 	pods := c.CoreV1().Pods(netcheckNamespace)
 	labels := map[string]string{"app": "netcheck"}
 	srv, err := pods.Create(ctx, &corev1.Pod{

@@ -21,6 +21,13 @@ const (
 	KubeletUpstream = "upstream"
 )
 
+// The kubelet's configuration file in a kind node (written by kubeadm),
+// and where a test that changes it keeps the original meanwhile.
+const (
+	KubeletConfigPath   = "/var/lib/kubelet/config.yaml"
+	KubeletConfigBackup = KubeletConfigPath + ".evictkit-orig"
+)
+
 func newClient(kubeconfig string) (kubernetes.Interface, error) {
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -109,6 +116,9 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 		return err
 	}
 	return s.progress.step(fmt.Sprintf("node %s: kubelet %s", node, which), func() error {
+		if err := s.restoreKubeletConfig(n); err != nil {
+			return err
+		}
 		switched := time.Now()
 		var out strings.Builder
 		if err := n.Command("evictkit-kubelet", which).SetStdout(&out).SetStderr(&out).Run(); err != nil {
@@ -136,6 +146,52 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 		s.progress.note("%s", strings.TrimSpace(out.String()))
 		return nil
 	})
+}
+
+// restoreKubeletConfig puts back the kubelet configuration a test run
+// left changed when it was interrupted before it could (a changed one may
+// hold gates the other kubelet refuses). It does not restart the kubelet.
+func (s *session) restoreKubeletConfig(n nodes.Node) error {
+	var out strings.Builder
+	script := fmt.Sprintf("if [ -e %[2]s ]; then mv %[2]s %[1]s; echo restored; fi", KubeletConfigPath, KubeletConfigBackup)
+	if err := n.Command("sh", "-c", script).SetStdout(&out).Run(); err != nil {
+		return fmt.Errorf("node %s: putting back %s: %w", n.String(), KubeletConfigBackup, err)
+	}
+	if strings.TrimSpace(out.String()) == "restored" {
+		s.progress.note("node %s: put back the kubelet configuration an interrupted test run left changed", n.String())
+	}
+	return nil
+}
+
+// resetKubelets brings every node of a running cluster back to its
+// original kubelet configuration and to the evictkit kubelet, as a test
+// run interrupted in the middle leaves neither behind.
+func (s *session) resetKubelets() error {
+	list, err := s.provider.ListNodes(s.cfg.Name)
+	if err != nil {
+		return err
+	}
+	for _, n := range list {
+		var active strings.Builder
+		if err := n.Command("evictkit-kubelet").SetStdout(&active).Run(); err != nil {
+			return fmt.Errorf("node %s: evictkit-kubelet: %w", n.String(), err)
+		}
+		changed := n.Command("test", "-e", KubeletConfigBackup).Run() == nil
+		if err := s.restoreKubeletConfig(n); err != nil {
+			return err
+		}
+		switch {
+		case strings.TrimSpace(active.String()) != KubeletEvictkit:
+			s.progress.note("node %s: runs kubelet %s; switching it back to %s", n.String(), strings.TrimSpace(active.String()), KubeletEvictkit)
+			err = n.Command("evictkit-kubelet", KubeletEvictkit).Run()
+		case changed:
+			err = n.Command("systemctl", "restart", "kubelet").Run()
+		}
+		if err != nil {
+			return fmt.Errorf("node %s: restarting the kubelet: %w", n.String(), err)
+		}
+	}
+	return nil
 }
 
 // waitSystemPods waits until the kube-proxy DaemonSet runs a ready pod on

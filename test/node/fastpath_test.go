@@ -101,15 +101,17 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Alpha", "
 	// watcher sees the crossing within 50 ms and the fast pass decides at
 	// once: the fresh memory.available it decided on is less than 120 MiB
 	// (300 ms of the hog's growth) below the threshold. The kill itself
-	// then goes through the kubelet's pod worker (about half a second
-	// here, for either kubelet): the hog logs the SIGTERM before it has
-	// taken 1400 MiB, two seconds past the crossing.
+	// then goes through the kubelet's pod worker (at most half a second
+	// here, for either kubelet): by its own count the hog gets the SIGTERM
+	// before it has taken 920 MiB (600 + 300 ms and 500 ms of growth).
+	// Measured: ours 580 MiB; upstream, whose cgroup v1 threshold notifier
+	// wakes it but which decides on cached stats, 1224 MiB in a control run.
 	It("decides within 300 ms of the crossing, on fresh cgroup figures, and evicts a fast-growing hog", func(ctx SpecContext) {
 		// Upstream's kubelet looks every 10 s: the hog, by its own count,
 		// has taken far more by the time its kill starts.
 		expectControlFailure("when the kill started")
 		start := time.Now()
-		const margin, rate, bound = 600, 400, 1400 // MiB, MiB/s, MiB
+		const margin, rate, bound = 600, 400, 920 // MiB, MiB/s, MiB
 		const lagBound = 120 * framework.Mi
 		runEviction(ctx, evictionSpec{
 			name:         "fast-path",

@@ -19,13 +19,12 @@ import (
 	"github.com/evictkit/evictkit/internal/kindcluster"
 )
 
-// The kubelet's root directory and configuration file in a kind node
-// (written by kubeadm), and where the original is kept while a test runs
-// with a changed one.
+// The kubelet's root directory and configuration file in a kind node, and
+// where the original is kept while a test runs with a changed one.
 const (
 	kubeletRootDir      = "/var/lib/kubelet"
-	kubeletConfigPath   = kubeletRootDir + "/config.yaml"
-	kubeletConfigBackup = kubeletConfigPath + ".evictkit-orig"
+	kubeletConfigPath   = kindcluster.KubeletConfigPath
+	kubeletConfigBackup = kindcluster.KubeletConfigBackup
 )
 
 // KubeletConfig reads the node's kubelet configuration file.
@@ -99,15 +98,17 @@ func (f *Framework) restartKubelet(ctx context.Context, want *kubeletconfig.Kube
 	if _, err := f.Exec(ctx, "systemctl", "restart", "kubelet"); err != nil {
 		return err
 	}
-	// A restart we ask for is not counted; systemd restarting a kubelet
-	// that exited is.
-	base, err := f.KubeletProcess(ctx)
+	// A restart we ask for is not counted (it resets the count); systemd
+	// restarting a kubelet that exited is. A kubelet that refuses its
+	// configuration lives for under a second of each restart cycle, so
+	// the count is read whether or not a kubelet runs at that moment.
+	base, err := f.kubeletRestarts(ctx)
 	if err != nil {
-		base.Restarts = -1
+		return err
 	}
 	var last string
 	err = wait.PollUntilContextTimeout(ctx, time.Second, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
-		if p, err := f.KubeletProcess(ctx); base.Restarts >= 0 && err == nil && p.Restarts > base.Restarts {
+		if n, err := f.kubeletRestarts(ctx); err == nil && n > base {
 			return false, fmt.Errorf("the kubelet exits with this configuration: %s", f.kubeletErrors(ctx, restarted))
 		}
 		n, err := f.GetNode(ctx)
@@ -271,6 +272,20 @@ func (f *Framework) KubeletProcess(ctx context.Context) (KubeletProcess, error) 
 		return p, fmt.Errorf("node %s: systemctl show kubelet: NRestarts: %w", f.Node, err)
 	}
 	return p, nil
+}
+
+// kubeletRestarts reads systemd's count of automatic restarts of the
+// kubelet unit since it was last started or restarted by hand.
+func (f *Framework) kubeletRestarts(ctx context.Context) (int, error) {
+	out, err := f.Exec(ctx, "systemctl", "show", "kubelet", "--property=NRestarts")
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(parseProperties(out)["NRestarts"])
+	if err != nil {
+		return 0, fmt.Errorf("node %s: systemctl show kubelet: NRestarts: %w", f.Node, err)
+	}
+	return n, nil
 }
 
 // parseProperties reads systemctl show's KEY=VALUE lines.
