@@ -42,15 +42,10 @@ func UpdateContainerFsThresholds(thresholds []evictionapi.Threshold, imageFs, se
 			}
 		}
 	}
-	var fromImageFs bool
-	switch {
-	case imageFs && !separateContainerImageFs:
-		fromImageFs = true
-	case imageFs == separateContainerImageFs:
-		fromImageFs = false
-	default:
+	if separateContainerImageFs && !imageFs {
 		return thresholds, errors.Join(errs...)
 	}
+	fromImageFs := imageFs && !separateContainerImageFs
 	for s, slot := range containerFsSlots {
 		source := slot.nodeFs
 		if fromImageFs {
