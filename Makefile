@@ -12,7 +12,7 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help test vet fmt-check unit test-cgroupv2 bench fuzz api-diff patches verify-patches upstream-tree kubelet check-kubelet \
+.PHONY: help test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches upstream-tree kubelet check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e
 
 help: ## List the targets
@@ -86,6 +86,9 @@ fuzz: ## Run every Fuzz* target in pkg/kubelet/eviction for FUZZTIME each, one a
 		$(GO) test $(PKG) -run '^$$' -fuzz "^$$t\$$" -fuzztime '$(FUZZTIME)' -timeout 0; \
 	done; \
 	echo "==> make fuzz: all targets ran $(FUZZTIME) without a failure"
+
+mutation: ## Mutation score of the decision core (gremlins; WORKERS, FILES=<regexp>, MIN_SCORE=90); report in _output/reports/mutation.md
+	@bash scripts/mutation.sh
 
 upstream-tree: ## Materialize pristine upstream Kubernetes as a git repo in _output/upstream
 	@bash scripts/upstream-tree.sh

@@ -58,6 +58,14 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 		Eventually(ctx, func(g Gomega) {
 			would, err = f.PodEvents(ctx, ns, "hog", wouldEvictReason)
 			g.Expect(err).NotTo(HaveOccurred())
+			if len(would) == 0 {
+				// A kubelet that evicts will never say it would.
+				evicted, err := f.PodEvents(ctx, ns, "hog", framework.EvictedReason)
+				g.Expect(err).NotTo(HaveOccurred())
+				if len(evicted) > 0 {
+					StopTrying("no WouldEvict event: the kubelet evicted the hog: " + evicted[0].Message).Now()
+				}
+			}
 			g.Expect(would).NotTo(BeEmpty(), "no WouldEvict event yet")
 		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
 		ev := would[0]
