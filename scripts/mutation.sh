@@ -59,5 +59,5 @@ start=${SECONDS}
 	--output "${report}" "${excludes[@]}" >"${root}/_output/logs/mutation.log" 2>&1) ||
 	die "gremlins failed" "see _output/logs/mutation.log"
 note "done in $((SECONDS - start)) s"
-go run ./scripts/mutation -report "${report}" -src "${src}" -core scripts/mutation/core.txt -equivalent scripts/mutation/equivalent.txt \
+go run ./scripts/mutation -report "${report}" -src "${src}" -recheck pkg/kubelet/eviction -core scripts/mutation/core.txt -equivalent scripts/mutation/equivalent.txt \
 	-out "${root}/_output/reports/mutation.md" -min "${MIN_SCORE:-90}"

@@ -50,14 +50,12 @@ func checkNetwork(ctx context.Context, s *session, c kubernetes.Interface) error
 	// The controller-manager gives a new namespace its default service
 	// account asynchronously (seconds after a restart of the engine), and
 	// pods are refused until it exists.
+	var last error
 	if err := wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		_, err := c.CoreV1().ServiceAccounts(netcheckNamespace).Get(ctx, "default", metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return false, nil
-		}
-		return err == nil, err
+		_, last = c.CoreV1().ServiceAccounts(netcheckNamespace).Get(ctx, "default", metav1.GetOptions{})
+		return last == nil, nil
 	}); err != nil {
-		return fmt.Errorf("namespace %s has no default service account: %w", netcheckNamespace, err)
+		return fmt.Errorf("namespace %s has no default service account within 2m: %v", netcheckNamespace, last)
 	}
 
 	pods := c.CoreV1().Pods(netcheckNamespace)

@@ -4,7 +4,7 @@
 // surviving mutant with its source line. It fails below -min percent, or
 // when an entry of the equivalent list no longer names a living mutant.
 //
-//	go run ./scripts/mutation -report mutation.json -src DIR -equivalent equivalent.txt [-out mutation.md] [-min 90]
+//	go run ./scripts/mutation -report mutation.json -src DIR -equivalent equivalent.txt [-recheck PKG] [-out mutation.md] [-min 90]
 package main
 
 import (
@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // result is the part of gremlins' JSON output this reads.
@@ -39,6 +40,7 @@ type mutant struct {
 	kind       string
 	status     string
 	equivalent string // why it changes nothing, when listed
+	rechecked  bool   // gremlins said NOT COVERED; status is from recheck
 }
 
 func (m mutant) key() string { return fmt.Sprintf("%s:%d:%d %s", m.file, m.line, m.col, m.kind) }
@@ -63,14 +65,27 @@ func main() {
 	core := flag.String("core", "", "the files to score, one per line (default: every file in the report)")
 	out := flag.String("out", "", "also write the summary to this Markdown file")
 	min := flag.Float64("min", 90, "fail below this score (percent)")
+	recheckPkg := flag.String("recheck", "", "run the tests of this package of -src on each mutant gremlins calls NOT COVERED")
+	timeout := flag.Duration("timeout", 5*time.Minute, "with -recheck: a test run taking longer kills the mutant")
 	flag.Parse()
-	if err := run(*report, *src, *equivalent, *core, *out, *min, os.Stdout); err != nil {
+	var opts recheckOptions
+	if *recheckPkg != "" {
+		opts = recheckOptions{pkg: *recheckPkg, timeout: *timeout, progress: func(s string) { fmt.Fprintln(os.Stderr, "   ", s) }}
+	}
+	if err := run(*report, *src, *equivalent, *core, *out, *min, opts, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "mutation:", err)
 		os.Exit(1)
 	}
 }
 
-func run(reportPath, src, equivalentPath, corePath, out string, min float64, stdout io.Writer) error {
+// recheckOptions says whether and how run rechecks NOT COVERED mutants.
+type recheckOptions struct {
+	pkg      string // empty: no recheck
+	timeout  time.Duration
+	progress func(string)
+}
+
+func run(reportPath, src, equivalentPath, corePath, out string, min float64, rc recheckOptions, stdout io.Writer) error {
 	raw, err := os.ReadFile(reportPath)
 	if err != nil {
 		return err
@@ -98,6 +113,11 @@ func run(reportPath, src, equivalentPath, corePath, out string, min float64, std
 				mu.equivalent = why
 			}
 			all = append(all, mu)
+		}
+	}
+	if rc.pkg != "" {
+		if err := recheck(all, src, rc.pkg, rc.timeout, rc.progress); err != nil {
+			return err
 		}
 	}
 	var b strings.Builder
@@ -169,7 +189,7 @@ func readEquivalents(path string) (map[string]string, error) {
 func summarize(w io.Writer, all []mutant, equivalents map[string]string, src string, min float64) (bool, []string) {
 	perFile := map[string]*tally{}
 	var total tally
-	var survivors, equivalentLive []mutant
+	var survivors, equivalentLive, rechecked []mutant
 	seen := map[string]bool{}
 	var stale []string
 	for _, m := range all {
@@ -179,6 +199,9 @@ func summarize(w io.Writer, all []mutant, equivalents map[string]string, src str
 			perFile[m.file] = t
 		}
 		seen[m.key()] = true
+		if m.rechecked {
+			rechecked = append(rechecked, m)
+		}
 		switch {
 		case m.status == "NOT VIABLE":
 			t.notViable++
@@ -222,6 +245,14 @@ func summarize(w io.Writer, all []mutant, equivalents map[string]string, src str
 	}
 	fmt.Fprintf(w, "| **all** | %d | %d | %d | %d | %d | **%.1f%%** |\n\n", total.killed, total.lived, total.notCovered, total.equivalent, total.notViable, total.score())
 	fmt.Fprintf(w, "Score: killed / (killed + lived + not covered); equivalent and not viable mutants left out.\n\n")
+	if len(rechecked) > 0 {
+		sortMutants(rechecked)
+		fmt.Fprintf(w, "### Rechecked (%d)\n\ngremlins reported these NOT COVERED (Go's coverage counts no case expression and no constant); the package's tests were run on each:\n\n", len(rechecked))
+		for _, m := range rechecked {
+			fmt.Fprintf(w, "- `%s` %s\n", m.key(), m.status)
+		}
+		fmt.Fprintln(w)
+	}
 	sortMutants(survivors)
 	fmt.Fprintf(w, "### Surviving mutants (%d)\n\n", len(survivors))
 	for _, m := range survivors {

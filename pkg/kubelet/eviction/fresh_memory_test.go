@@ -167,6 +167,25 @@ func TestFastPassState(t *testing.T) {
 	}
 }
 
+// A state with fewer entries than thresholds (none yet, or thresholds
+// added since) contributes nothing past its end: those entries are the
+// fast pass's own.
+func TestFastPassStateShorterStates(t *testing.T) {
+	thresholds := []evictionapi.Threshold{hard(sigMem, "1Gi"), hard(sigNodeFs, "1Gi"), hard(sigPID, "100")}
+	long := newDecisionState(3)
+	long.firstMet[1], long.acting[1] = t0, true
+	short := newDecisionState(1)
+
+	got := fastPassState(thresholds, &short, long, t0.Add(time.Second))
+	if got.firstMet[1] != t0 || !got.acting[1] {
+		t.Errorf("nodefs state %v/%v with no previous entry, want the fast pass's", got.firstMet[1], got.acting[1])
+	}
+	got = fastPassState(thresholds, &long, short, t0.Add(time.Second))
+	if len(got.firstMet) != 1 || len(got.acting) != 1 {
+		t.Errorf("state of %d/%d entries, want the fast pass's single entry", len(got.firstMet), len(got.acting))
+	}
+}
+
 // Memory stats from before a fast pass's figures never drive an eviction.
 func TestEvaluateMemoryDecidedAt(t *testing.T) {
 	thresholds := []evictionapi.Threshold{hard(sigMem, "1Gi"), hard(sigNodeFs, "1Gi")}

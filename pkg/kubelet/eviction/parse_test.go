@@ -35,6 +35,16 @@ func TestParseThresholdConfig(t *testing.T) {
 			want: []string{"pid.available LessThan 10% grace=0s reclaim=-"},
 		},
 		{
+			name: "zero percent written otherwise is a threshold at 0%, as upstream's",
+			hard: kv{"nodefs.available": "0.0%"},
+			want: []string{"nodefs.available LessThan 0% grace=0s reclaim=-"},
+		},
+		{
+			name: "hundred percent written otherwise is a threshold at 100%, as upstream's",
+			hard: kv{"nodefs.available": "100.0%"},
+			want: []string{"nodefs.available LessThan 100% grace=0s reclaim=-"},
+		},
+		{
 			name:  "a disabled soft threshold needs no grace period",
 			soft:  kv{"nodefs.available": "0%"},
 			grace: kv{},
@@ -182,6 +192,15 @@ func TestParseThresholdConfigIsDeterministic(t *testing.T) {
 		if !reflect.DeepEqual(describeAll(again), describeAll(first)) {
 			t.Fatalf("run %d gave %q, first run gave %q", i, describeAll(again), describeAll(first))
 		}
+	}
+}
+
+// Upstream reports whichever unknown signal its map order gives; ours
+// reports the lexically first.
+func TestParseThresholdConfigNamesTheFirstUnknownSignal(t *testing.T) {
+	_, err := ParseThresholdConfig(nil, kv{"zz.bogus": "1", "aa.bogus": "1", "memory.available": "1Gi"}, nil, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "aa.bogus") || strings.Contains(err.Error(), "zz.bogus") {
+		t.Fatalf("error %v, want one naming aa.bogus only", err)
 	}
 }
 

@@ -116,6 +116,7 @@ func TestParsePressureFile(t *testing.T) {
 		{name: "empty", in: "", wantErr: `no "some" line`},
 		{name: "another file", in: "MemTotal: 1 kB\n", wantErr: `unexpected line "MemTotal: 1 kB"`},
 		{name: "bad value", in: "some avg10=x avg60=0 avg300=0 total=0\n", wantErr: `avg10="x" is not a percentage`},
+		{name: "a full stall is 100", in: "some avg10=100.00 avg60=99.50 avg300=90.00 total=9\nfull avg10=100.00 avg60=0 avg300=0 total=9\n", some: 100, full: 100},
 		{name: "above 100", in: "some avg10=101.00 total=0\n", wantErr: `avg10="101.00" is not a percentage`},
 		{name: "no avg10", in: "some avg60=1.00 total=0\n", wantErr: "no avg10 field"},
 	} {
