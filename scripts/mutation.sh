@@ -3,7 +3,10 @@
 # (github.com/go-gremlins/gremlins, pinned below): every mutant of the
 # package's decision core files (the files in scripts/mutation/core.txt)
 # is built and the package's unit tests and fuzz seeds run against it; a
-# mutant the tests do not kill lived. Prints the score per file and every
+# mutant the tests do not kill lived. gremlins skips mutants its coverage
+# profile does not reach, and Go's coverage counts no case expression and
+# no constant: the summary runs the tests on each of those itself
+# (scripts/mutation/recheck.go). Prints the score per file and every
 # surviving mutant with its source line (known equivalent mutants, with
 # the reason each changes nothing, are in scripts/mutation/equivalent.txt)
 # and writes _output/reports/mutation.md. Fails below MIN_SCORE percent
