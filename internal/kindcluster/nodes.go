@@ -116,7 +116,7 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 		return err
 	}
 	return s.progress.step(fmt.Sprintf("node %s: kubelet %s", node, which), func() error {
-		if err := s.restoreKubeletConfig(n); err != nil {
+		if _, err := s.restoreKubeletConfig(n); err != nil {
 			return err
 		}
 		switched := time.Now()
@@ -150,17 +150,19 @@ func SwitchKubelet(ctx context.Context, o Options, node, which string) error {
 
 // restoreKubeletConfig puts back the kubelet configuration a test run
 // left changed when it was interrupted before it could (a changed one may
-// hold gates the other kubelet refuses). It does not restart the kubelet.
-func (s *session) restoreKubeletConfig(n nodes.Node) error {
+// hold gates the other kubelet refuses), and says whether there was one.
+// It does not restart the kubelet.
+func (s *session) restoreKubeletConfig(n nodes.Node) (bool, error) {
 	var out strings.Builder
 	script := fmt.Sprintf("if [ -e %[2]s ]; then mv %[2]s %[1]s; echo restored; fi", KubeletConfigPath, KubeletConfigBackup)
 	if err := n.Command("sh", "-c", script).SetStdout(&out).Run(); err != nil {
-		return fmt.Errorf("node %s: putting back %s: %w", n.String(), KubeletConfigBackup, err)
+		return false, fmt.Errorf("node %s: putting back %s: %w", n.String(), KubeletConfigBackup, err)
 	}
-	if strings.TrimSpace(out.String()) == "restored" {
+	restored := strings.TrimSpace(out.String()) == "restored"
+	if restored {
 		s.progress.note("node %s: put back the kubelet configuration an interrupted test run left changed", n.String())
 	}
-	return nil
+	return restored, nil
 }
 
 // resetKubelets brings every node of a running cluster back to its
@@ -176,8 +178,8 @@ func (s *session) resetKubelets() error {
 		if err := n.Command("evictkit-kubelet").SetStdout(&active).Run(); err != nil {
 			return fmt.Errorf("node %s: evictkit-kubelet: %w", n.String(), err)
 		}
-		changed := n.Command("test", "-e", KubeletConfigBackup).Run() == nil
-		if err := s.restoreKubeletConfig(n); err != nil {
+		changed, err := s.restoreKubeletConfig(n)
+		if err != nil {
 			return err
 		}
 		switch {
