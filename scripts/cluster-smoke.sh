@@ -12,7 +12,9 @@ root="$(repo_root)"
 tool="${root}/_output/bin/evictkit-cluster"
 kubeconfig="${root}/_output/kubeconfig-smoke"
 args=(-name evictkit-smoke -workers 0 -kubeconfig "${kubeconfig}")
+report="${root}/_output/reports/node-e2e-evictkit-Smoke" # as scripts/test-node.sh names it
 started_engine=false
+specs_failed=false
 # One trap for every way out: the smoke cluster (if the tool got built) and
 # the engine (if this run started it) go away.
 cleanup() {
@@ -22,6 +24,10 @@ cleanup() {
 	fi
 	if [[ "${started_engine}" == true ]]; then
 		bash "${root}/scripts/engine.sh" down || rc=1
+	fi
+	# Last, so that the tail of a CI log says what failed and why.
+	if [[ "${specs_failed}" == true ]]; then
+		(cd "${root}" && go run ./cmd/evictkit-report "smoke=${report}.json") || true
 	fi
 	exit "${rc}"
 }
@@ -36,4 +42,7 @@ step "cluster-smoke: one-node cluster Ready and networked in $((SECONDS - start)
 # The node e2e specs labelled Smoke (memory and node filesystem pressure) on
 # that node: real pressure, our kubelet's evictions, the condition clearing.
 CLUSTER=evictkit-smoke NODE=evictkit-smoke-control-plane KUBECONFIG_PATH="${kubeconfig}" \
-	LABELS=Smoke KUBELET=evictkit bash "${root}/scripts/test-node.sh"
+	LABELS=Smoke KUBELET=evictkit bash "${root}/scripts/test-node.sh" || {
+	specs_failed=true
+	exit 1
+}

@@ -59,7 +59,10 @@ func Render(w io.Writer, suites []Suite, phases []Phase) error {
 		for _, spec := range s.FailedSpecs {
 			b.WriteString(header)
 			header = ""
-			fmt.Fprintf(&b, "- %s: %s\n", s.Name, spec)
+			fmt.Fprintf(&b, "- %s: %s\n", s.Name, spec.Spec)
+			if spec.Message != "" {
+				fmt.Fprintf(&b, "  %s\n", spec.Message)
+			}
 		}
 	}
 	if len(phases) > 0 {

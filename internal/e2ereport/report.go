@@ -28,9 +28,19 @@ type Suite struct {
 	Duration time.Duration
 	// Evictions is the sum of the specs' EvictionsEntry values.
 	Evictions int
-	// FailedSpecs are the failed specs' full texts.
-	FailedSpecs []string
+	// FailedSpecs are the failed specs, in the report's order.
+	FailedSpecs []FailedSpec
 }
+
+// FailedSpec is a failed spec's full text and its failure message, on one
+// line and cut short (a summary names the failure; the report has it all).
+type FailedSpec struct {
+	Spec    string
+	Message string
+}
+
+// maxMessage is how much of a failure message a summary keeps.
+const maxMessage = 600
 
 // Load reads a Ginkgo JSON report (-ginkgo.json-report). A missing file is
 // a suite that did not run, not an error.
@@ -59,7 +69,7 @@ func Summarize(name string, reports []types.Report) (Suite, error) {
 			switch {
 			case sr.State.Is(types.SpecStateFailureStates):
 				s.Failed++
-				s.FailedSpecs = append(s.FailedSpecs, specText(sr))
+				s.FailedSpecs = append(s.FailedSpecs, FailedSpec{Spec: specText(sr), Message: oneLine(sr.Failure.Message, maxMessage)})
 			case !isSpec:
 				continue
 			case sr.State == types.SpecStatePassed:
@@ -80,6 +90,16 @@ func Summarize(name string, reports []types.Report) (Suite, error) {
 		}
 	}
 	return s, nil
+}
+
+// oneLine joins s's lines and runs of blanks into single spaces and cuts
+// it to at most max runes, marking the cut with an ellipsis.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max-1]) + "…"
+	}
+	return s
 }
 
 func specText(sr types.SpecReport) string {

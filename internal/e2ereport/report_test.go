@@ -22,6 +22,25 @@ func spec(t *testing.T, text string, nodeType types.NodeType, state types.SpecSt
 	return sr
 }
 
+func failing(sr types.SpecReport, message string) types.SpecReport {
+	sr.Failure.Message = message
+	return sr
+}
+
+func TestSummarizeCutsLongFailureMessages(t *testing.T) {
+	long := strings.Repeat("é", 2*maxMessage)
+	got, err := Summarize("node", []types.Report{{SpecReports: types.SpecReports{
+		failing(spec(t, "fails", types.NodeTypeIt, types.SpecStateFailed, nil), long),
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := []rune(got.FailedSpecs[0].Message)
+	if len(msg) != maxMessage || msg[len(msg)-1] != '…' {
+		t.Errorf("message of %d runes ending %q, want %d ending with an ellipsis", len(msg), string(msg[len(msg)-1]), maxMessage)
+	}
+}
+
 func roundTrip(t *testing.T, reports []types.Report) []types.Report {
 	t.Helper()
 	raw, err := json.Marshal(reports)
@@ -42,7 +61,7 @@ func TestSummarize(t *testing.T) {
 			spec(t, "", types.NodeTypeBeforeSuite, types.SpecStatePassed, nil),
 			spec(t, "evicts the hog", types.NodeTypeIt, types.SpecStatePassed, 2),
 			spec(t, "evicts nothing", types.NodeTypeIt, types.SpecStatePassed, 0),
-			spec(t, "times out", types.NodeTypeIt, types.SpecStateTimedout, 1),
+			failing(spec(t, "times out", types.NodeTypeIt, types.SpecStateTimedout, 1), "Told to stop trying\n\npod b was evicted\twhile a runs"),
 			spec(t, "filtered out", types.NodeTypeIt, types.SpecStateSkipped, nil),
 			spec(t, "", types.NodeTypeAfterSuite, types.SpecStateFailed, nil),
 		},
@@ -52,7 +71,7 @@ func TestSummarize(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Suite{Name: "node", Ran: true, Passed: 2, Failed: 2, Skipped: 1, Duration: 90 * time.Second, Evictions: 3,
-		FailedSpecs: []string{"times out", "[AfterSuite]"}}
+		FailedSpecs: []FailedSpec{{"times out", "Told to stop trying pod b was evicted while a runs"}, {"[AfterSuite]", ""}}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Summarize = %+v, want %+v", got, want)
 	}
@@ -103,7 +122,7 @@ func TestParsePhases(t *testing.T) {
 func TestRender(t *testing.T) {
 	var b strings.Builder
 	err := Render(&b, []Suite{
-		{Name: "node", Ran: true, Passed: 14, Failed: 1, Duration: 1636 * time.Second, Evictions: 20, FailedSpecs: []string{"Image GC relieves"}},
+		{Name: "node", Ran: true, Passed: 14, Failed: 1, Duration: 1636 * time.Second, Evictions: 20, FailedSpecs: []FailedSpec{{"Image GC relieves", "Expected 1 to be 0"}}},
 		{Name: "e2e"},
 	}, []Phase{{"cluster", 100 * time.Second, true}, {"test-node", 1650 * time.Second, false}})
 	if err != nil {
@@ -112,7 +131,7 @@ func TestRender(t *testing.T) {
 	for _, want := range []string{
 		"| node | 14 | 1 | 0 | 20 | 27m16s |",
 		"| e2e | not run |",
-		"Failed specs:\n- node: Image GC relieves\n",
+		"Failed specs:\n- node: Image GC relieves\n  Expected 1 to be 0\n",
 		"| test-node | 27m30s | FAILED |",
 		"| total | 29m10s | |",
 	} {
