@@ -72,7 +72,7 @@ func Controls(reports []types.Report) ([]Control, error) {
 					return nil, fmt.Errorf("spec %q: expected failure %q: %w", c.Spec, c.Expected, err)
 				}
 				c.Seen = re.MatchString(msg)
-				c.Message = firstLine(msg)
+				c.Message = telling(msg, re)
 			}
 			out = append(out, c)
 		}
@@ -80,10 +80,21 @@ func Controls(reports []types.Report) ([]Control, error) {
 	return out, nil
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
+// telling picks the line of a failure message that says why it failed:
+// the one the expected pattern matches (Gomega puts its own words, such
+// as "Told to stop trying after 10s.", first), else the first line.
+func telling(msg string, expected *regexp.Regexp) string {
+	lines := strings.Split(strings.TrimSpace(msg), "\n")
+	pick := 0
+	for i, l := range lines {
+		if expected.MatchString(l) {
+			pick = i
+			break
+		}
+	}
+	s := oneLine(lines[pick], maxMessage)
+	if len(lines) > 1 {
+		s += " …"
 	}
 	return s
 }

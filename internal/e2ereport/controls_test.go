@@ -23,15 +23,16 @@ func TestControls(t *testing.T) {
 		controlSpec("passes", types.SpecStatePassed, "taken", ""),
 		controlSpec("states nothing", types.SpecStateFailed, "", "whatever"),
 		controlSpec("skipped", types.SpecStateSkipped, "x", ""),
+		controlSpec("stopped trying", types.SpecStateFailed, "no WouldEvict event", "Told to stop trying after 10.2s.\nno WouldEvict event: the hog was evicted\nAt one point, however, ..."),
 	}}}
 	got, err := Controls(reports)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 4 {
-		t.Fatalf("%d controls, want 4 (the skipped spec left out): %+v", len(got), got)
+	if len(got) != 5 {
+		t.Fatalf("%d controls, want 5 (the skipped spec left out): %+v", len(got), got)
 	}
-	wantSeen := []bool{true, false, false, false}
+	wantSeen := []bool{true, false, false, false, true}
 	for i, c := range got {
 		if c.Seen != wantSeen[i] {
 			t.Errorf("%s: seen=%v, want %v (%s)", c.Spec, c.Seen, wantSeen[i], c.Message)
@@ -42,7 +43,8 @@ func TestControls(t *testing.T) {
 	if err != nil || ok {
 		t.Fatalf("RenderControls ok=%v err=%v, want not ok", ok, err)
 	}
-	for _, w := range []string{"| fails as expected | `not in one pass` | yes | hog-a and hog-b 2.1s apart: not in one pass … |", "does not test its feature", "states no expected control failure"} {
+	for _, w := range []string{"| fails as expected | `not in one pass` | yes | hog-a and hog-b 2.1s apart: not in one pass … |", "does not test its feature", "states no expected control failure",
+		"| stopped trying | `no WouldEvict event` | yes | no WouldEvict event: the hog was evicted … |"} {
 		if !strings.Contains(b.String(), w) {
 			t.Errorf("table lacks %q:\n%s", w, b.String())
 		}
