@@ -3,9 +3,11 @@
 package eviction
 
 import (
+	"math"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
@@ -45,29 +47,49 @@ type sizing struct {
 
 // shortfall returns how much of a signal must be freed for it to recover
 // past the threshold plus its minimum reclaim; zero or less when it has.
-func shortfall(t evictionapi.Threshold, ob signalObservation) int64 {
-	return satSub(thresholdLevel(t, ob.capacity, true).Value(), ob.available)
+// It is exact: a threshold near the int64 limit with a minimum reclaim on
+// top goes past it.
+func shortfall(t evictionapi.Threshold, ob signalObservation) *resource.Quantity {
+	s := thresholdLevel(t, ob.capacity, true)
+	s.Sub(*resource.NewQuantity(ob.available, resource.BinarySI))
+	return s
 }
 
 // sizeVictims returns the length of the shortest prefix of usage (what
 // each evictable pod, in rank order, uses and would free) that covers the
 // shortfall of ob against t, and how it decided. When no prefix covers it,
-// the length is fallback (bounded by len(usage)).
+// the length is fallback (bounded by len(usage)). The sums are exact; the
+// sizing keeps them clamped to int64 for the logs.
 func sizeVictims(t evictionapi.Threshold, ob signalObservation, usage []int64, fallback int) (int, sizing) {
-	s := sizing{shortfall: shortfall(t, ob)}
+	short := shortfall(t, ob)
+	s := sizing{shortfall: clampedValue(short)}
+	sum := resource.NewQuantity(0, resource.BinarySI)
 	for i, u := range usage {
-		s.expected = satAdd(s.expected, u)
-		if s.expected >= s.shortfall {
-			s.covered = true
+		sum.Add(*resource.NewQuantity(u, resource.BinarySI))
+		if sum.Cmp(*short) >= 0 {
+			s.expected, s.covered = clampedValue(sum), true
 			return i + 1, s
 		}
 	}
 	n := min(fallback, len(usage))
-	s.expected = 0
+	sum = resource.NewQuantity(0, resource.BinarySI)
 	for _, u := range usage[:n] {
-		s.expected = satAdd(s.expected, u)
+		sum.Add(*resource.NewQuantity(u, resource.BinarySI))
 	}
+	s.expected = clampedValue(sum)
 	return n, s
+}
+
+// clampedValue is q in whole units (rounded up), clamped to int64 where
+// Quantity.Value would wrap.
+func clampedValue(q *resource.Quantity) int64 {
+	switch {
+	case q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.BinarySI)) > 0:
+		return math.MaxInt64
+	case q.Cmp(*resource.NewQuantity(math.MinInt64, resource.BinarySI)) < 0:
+		return math.MinInt64
+	}
+	return q.Value()
 }
 
 // sizeTarget returns the target's victims among the evictable ranked pods

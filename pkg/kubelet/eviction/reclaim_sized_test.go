@@ -3,6 +3,7 @@
 package eviction
 
 import (
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -46,6 +47,16 @@ func TestSizeVictims(t *testing.T) {
 			want: 1, wantS: sizing{shortfall: -1024 * mi, expected: 100 * mi, covered: true}},
 		{name: "empty pool", t: thr, ob: at(0), fallback: 1,
 			want: 0, wantS: sizing{shortfall: 1024 * mi}},
+		// Threshold plus minimum reclaim goes past the int64 limit; the
+		// shortfall is still in range and takes both pods.
+		{name: "level past int64 is not wrapped", t: minReclaim(hard(sigMem, "9223372036854775806"), "1Ki"), ob: at(12336),
+			usage: []int64{0, math.MaxInt64 - 1}, fallback: 1,
+			want: 2, wantS: sizing{shortfall: math.MaxInt64 - 11313, expected: math.MaxInt64 - 1, covered: true}},
+		// The shortfall itself is past int64: one pod of MaxInt64 is short
+		// of it, two cover it; the sizing clamps both figures.
+		{name: "shortfall past int64 is compared exactly", t: minReclaim(hard(sigMem, "9223372036854775806"), "1Ei"), ob: at(0),
+			usage: []int64{math.MaxInt64, math.MaxInt64, math.MaxInt64}, fallback: 1,
+			want: 2, wantS: sizing{shortfall: math.MaxInt64, expected: math.MaxInt64, covered: true}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -561,7 +561,8 @@ func (m *refModel) pass(now time.Time, obs map[evictionapi.Signal]refObservation
 		sum := new(big.Int)
 		out.covered = false
 		for k, i := range evictable {
-			sum = refSat(sum.Add(sum, ranked[i].usage))
+			sum.Add(sum, ranked[i].usage) // exact: no int64 limit
+
 			if sum.Cmp(short) >= 0 {
 				n, out.covered = k+1, true
 				break
