@@ -15,7 +15,8 @@ func TestSummarize(t *testing.T) {
 		{file: "parse.go", line: 6, col: 2, kind: "INVERT_NEGATIVES", status: "NOT VIABLE"},
 		{file: "parse.go", line: 7, col: 2, kind: "INVERT_NEGATIVES", status: "TIMED OUT"},
 	}
-	equivalents := map[string]string{"parse.go:5:2 CONDITIONALS_BOUNDARY": "same result", "parse.go:9:9 ARITHMETIC_BASE": "gone"}
+	equivalents := map[string]string{"parse.go:5:2 CONDITIONALS_BOUNDARY": "same result", "parse.go:9:9 ARITHMETIC_BASE": "gone",
+		"usage.go:1:1 ARITHMETIC_BASE": "a file this run did not mutate"}
 	var b strings.Builder
 	ok, stale := summarize(&b, all, equivalents, "", 60)
 	// 3 killed (2 + a time-out) of 5 counted: 60 %.
@@ -23,7 +24,7 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("ok=%v, want a 60%% score:\n%s", ok, b.String())
 	}
 	if len(stale) != 1 || !strings.Contains(stale[0], "parse.go:9:9") {
-		t.Errorf("stale = %v, want the entry that names no mutant", stale)
+		t.Errorf("stale = %v, want the entry that names no mutant (and none of a file not mutated)", stale)
 	}
 	for _, want := range []string{"`rank.go:3:1 ARITHMETIC_BASE` LIVED", "`parse.go:4:2 CONDITIONALS_BOUNDARY` NOT COVERED", "`parse.go:5:2 CONDITIONALS_BOUNDARY`: same result"} {
 		if !strings.Contains(b.String(), want) {

@@ -80,14 +80,12 @@ func sizeVictims(t evictionapi.Threshold, ob signalObservation, usage []int64, f
 	return n, s
 }
 
-// clampedValue is q in whole units (rounded up), clamped to int64 where
-// Quantity.Value would wrap.
+// clampedValue is q in whole units (rounded up), held at MaxInt64 where
+// Quantity.Value would wrap. (A shortfall is never below -MaxInt64: the
+// level is not negative and available is an int64.)
 func clampedValue(q *resource.Quantity) int64 {
-	switch {
-	case q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.BinarySI)) > 0:
+	if q.Cmp(*resource.NewQuantity(math.MaxInt64, resource.BinarySI)) > 0 {
 		return math.MaxInt64
-	case q.Cmp(*resource.NewQuantity(math.MinInt64, resource.BinarySI)) < 0:
-		return math.MinInt64
 	}
 	return q.Value()
 }
