@@ -55,7 +55,7 @@ for f in "${src}"/pkg/kubelet/eviction/*.go; do
 done
 
 report="${root}/_output/reports/mutation.json"
-mkdir -p "$(dirname "${report}")"
+mkdir -p "$(dirname "${report}")" "${root}/_output/logs"
 step "mutation: gremlins on ${#core[@]} core files of pkg/kubelet/eviction (${WORKERS:-1} worker(s)); about 10 s a mutant"
 start=${SECONDS}
 (cd "${src}" && "${gremlins}" unleash ./pkg/kubelet/eviction --workers "${WORKERS:-1}" --timeout-coefficient 3 \
