@@ -12,13 +12,13 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches upstream-tree kubelet check-kubelet \
+.PHONY: help test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches upstream-tree kubelet upstream-e2e check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
 	@echo
-	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | \
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN {FS = ":.*## "}; {printf "  %-15s %s\n", $$1, $$2}'
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
@@ -101,6 +101,9 @@ verify-patches: ## Fail unless patches/ is what make patches generates and appli
 
 kubelet: ## Build _output/bin/{kubelet,kubeadm,kubectl} (patched) and kubelet-upstream
 	@bash scripts/build-kubelet.sh all
+
+upstream-e2e: ## Build upstream's e2e_node.test and ginkgo from the pristine tree, after checking test/ is byte-identical to upstream's
+	@bash scripts/build-upstream-e2e.sh
 
 check-kubelet: ## Prove the built kubelet runs our package; upstream's tests pass in the patched tree
 	@bash scripts/check-kubelet.sh
