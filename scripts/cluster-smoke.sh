@@ -41,6 +41,7 @@ start=${SECONDS}
 step "cluster-smoke: one-node cluster Ready and networked in $((SECONDS - start)) s"
 # The node e2e specs labelled Smoke (memory and node filesystem pressure) on
 # that node: real pressure, our kubelet's evictions, the condition clearing.
+rm -f "${report}.json" # a report left by an earlier run must not stand for this one
 CLUSTER=evictkit-smoke NODE=evictkit-smoke-control-plane KUBECONFIG_PATH="${kubeconfig}" \
 	LABELS=Smoke KUBELET=evictkit bash "${root}/scripts/test-node.sh" || {
 	specs_failed=true
