@@ -8,7 +8,7 @@ import (
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial", "Smoke"), func() {
+var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial"), func() {
 	// Pressure once the pods use 600 MiB more than when the spec started;
 	// each hog alone gets there, so both have to go: the BestEffort hog
 	// first (both exceed their requests, it has the lower priority), then
@@ -37,7 +37,7 @@ var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Me
 	})
 })
 
-var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "Allocatable", "Serial"), func() {
+var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "Allocatable", "Serial", "Smoke"), func() {
 	// kubeReserved leaves the pods 700 MiB more than they use now: that is
 	// the kubepods cgroup's limit and what allocatableMemory.available is
 	// measured against. With enforceNodeAllocatable=pods the hard
