@@ -57,6 +57,12 @@ type victim struct {
 	// (evictionTiming.log); the log is followed from the start, as the
 	// kubelet removes an evicted pod's containers and logs at once.
 	followLog bool
+	// shownBeforeNext, in bytes: the spec creates the next pod only once
+	// the Summary API shows this pod's memory working set at least this
+	// large, so that the kubelet ranks it on figures of that size, not on
+	// figures taken before it grew (its stats lag by up to a housekeeping
+	// interval).
+	shownBeforeNext int64
 }
 
 // limitEviction is what a local storage limit eviction must show.
@@ -171,6 +177,9 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		}
 		_, err := f.CreatePod(ctx, ns, v.pod)
 		Expect(err).NotTo(HaveOccurred())
+		if v.shownBeforeNext > 0 {
+			waitShown(ctx, ns, v.pod.Name, v.shownBeforeNext)
+		}
 	}
 	w := &watch{ns: ns, victims: victims, logs: map[string]*framework.LogFollower{}}
 	for _, v := range victims {
@@ -335,6 +344,23 @@ func setKubeletConfig(ctx SpecContext, gates map[string]bool, set func(*kubeletc
 		By(fmt.Sprintf("checking the kubelet runs with %v (/configz)", gates))
 		Expect(f.GatesInEffect(ctx, gates)).To(Succeed())
 	}
+}
+
+// waitShown waits until the Summary API shows the pod's memory working set
+// at least want bytes large, failing at once if the pod stops running.
+func waitShown(ctx context.Context, ns, pod string, want int64) {
+	By(fmt.Sprintf("waiting until the Summary API shows pod %s at %d MiB or more", pod, want/framework.Mi))
+	Eventually(ctx, func(g Gomega) {
+		p, err := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
+			StopTrying(fmt.Sprintf("pod %s ended before it was shown at its size: %s", pod, framework.DescribePod(p))).Now()
+		}
+		got, ok, err := f.PodMemoryWorkingSet(ctx, ns, pod)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(ok).To(BeTrue(), "the Summary API has no memory figures of pod %s yet", pod)
+		g.Expect(got).To(BeNumerically(">=", want), "the Summary API shows pod %s at %d MiB", pod, got/framework.Mi)
+	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
 }
 
 // holding reports whether a workload pod logged that it holds its size.

@@ -8,11 +8,16 @@ import (
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial"), func() {
-	// Pressure once the pods use 600 MiB more than when the spec started;
-	// each hog alone gets there, so both have to go: the BestEffort hog
-	// first (both exceed their requests, it has the lower priority), then
-	// the high-priority Burstable hog. The Guaranteed pod stays.
+var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial", "Smoke"), func() {
+	// Pressure once the pods use 600 MiB more than when the spec started.
+	// The BestEffort hog takes 400 MiB, under that on its own; once the
+	// kubelet's stats show it at its size, the Burstable hog starts and
+	// pushes the node over. Both then exceed their requests and the
+	// BestEffort hog has the lower priority, so it goes first; the
+	// Burstable hog grows on to 900 MiB, over the threshold alone, and
+	// goes second. The Guaranteed pod stays. Starting the Burstable hog
+	// only once the BestEffort hog's size is in the kubelet's stats keeps
+	// the ranking from seeing a stale zero for it ("within its request").
 	It("evicts the BestEffort hog, then the high-priority hog, and never the Guaranteed pod", func(ctx SpecContext) {
 		runEviction(ctx, evictionSpec{
 			name:      "memory-priority",
@@ -27,7 +32,8 @@ var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Me
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("besteffort-hog", framework.MemoryHog("900Mi"), framework.PriorityClass(framework.LowPriority))},
+					{order: 1, pod: f.Pod("besteffort-hog", framework.MemoryHog("400Mi"), framework.PriorityClass(framework.LowPriority)),
+						shownBeforeNext: 380 * framework.Mi},
 					{order: 2, pod: f.Pod("burstable-hog", framework.MemoryHog("900Mi"),
 						framework.PriorityClass(framework.HighPriority), framework.MemoryRequest("100Mi"))},
 					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("100m", "100Mi"))},

@@ -40,6 +40,23 @@ func (f *Framework) Summary(ctx context.Context) (*statsapi.Summary, error) {
 	return s, nil
 }
 
+// PodMemoryWorkingSet is a pod's memory working set as the kubelet's
+// Summary API reports it now, and whether it reports one. The eviction
+// manager ranks pods on the same figures, so once this shows a size the
+// kubelet's next ranking sees at least as recent a one.
+func (f *Framework) PodMemoryWorkingSet(ctx context.Context, ns, pod string) (int64, bool, error) {
+	s, err := f.Summary(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, p := range s.Pods {
+		if p.PodRef.Namespace == ns && p.PodRef.Name == pod && p.Memory != nil && p.Memory.WorkingSetBytes != nil {
+			return int64(*p.Memory.WorkingSetBytes), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
 // Observe reads the node's current observations; every one must be there.
 // The kubelet's figures are up to a housekeeping interval old: after the
 // node stopped the pods of a deleted namespace, Observe waits (up to a
