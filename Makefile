@@ -13,7 +13,8 @@ FUZZTIME ?= 10m
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
 .PHONY: help test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches upstream-tree kubelet upstream-e2e check-kubelet \
-	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e
+	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
+	test-upstream-node test-upstream-node-down
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -134,6 +135,14 @@ cluster-logs: ## Export the cluster's logs to _output/logs
 
 test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBELET=evictkit|upstream, NODE, LABELS=<ginkgo label filter>, REPEAT)
 	@bash scripts/test-node.sh
+
+test-upstream-node: kubelet upstream-e2e node-image ## Upstream's own node e2e specs, unmodified, on a node container of their own (KUBELET=evictkit|upstream, FOCUS, SKIP, REPEAT, KEEP_NODE=1); table in _output/reports/upstream-node-e2e.md
+	@rc=0; bash scripts/test-upstream-node.sh || rc=$$?; \
+	go run ./cmd/evictkit-report -upstream-node _output/reports/upstream-node-e2e -out _output/reports/upstream-node-e2e.md || rc=1; \
+	exit $$rc
+
+test-upstream-node-down: ## Remove the node container of make test-upstream-node (KEEP_NODE=1) and its filesystem
+	@bash scripts/test-upstream-node.sh down
 
 test-node-controls: node-image ## Negative controls: every Alpha spec without its feature gate on kubelet-upstream must fail as it says (KUBELET, LABELS); table in _output/reports/
 	@KUBELET=$${KUBELET:-upstream} CONTROL=1 bash scripts/test-node.sh

@@ -7,10 +7,14 @@
 // With -controls it judges a negative-control run instead (make
 // test-node-controls): every spec must have failed as it said it would.
 //
+// With -upstream-node it tables upstream's node e2e passes (make
+// test-upstream-node): per spec, the passes on each kubelet side by side.
+//
 // Usage:
 //
 //	evictkit-report -phases PHASES.tsv -out SUMMARY.md NAME=REPORT.json...
 //	evictkit-report -controls REPORT.json -kubelet KUBELET -out CONTROLS.md
+//	evictkit-report -upstream-node DIR -out TABLE.md   (DIR/<kubelet>-pass<N>.xml)
 package main
 
 import (
@@ -18,6 +22,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/evictkit/evictkit/internal/e2ereport"
@@ -36,11 +41,15 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "also write the summary to this Markdown file")
 	controls := fs.String("controls", "", "judge this Ginkgo JSON report of a negative-control run")
 	kubelet := fs.String("kubelet", "upstream", "the kubelet the negative controls ran on (for the table)")
+	upstreamNode := fs.String("upstream-node", "", "table the JUnit reports <kubelet>-pass<N>.xml of make test-upstream-node in this directory")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *controls != "" {
 		return runControls(*controls, *kubelet, *out, stdout)
+	}
+	if *upstreamNode != "" {
+		return runUpstreamNode(*upstreamNode, *out, stdout)
 	}
 	if fs.NArg() == 0 {
 		return fmt.Errorf("no reports given: want NAME=REPORT.json arguments")
@@ -105,4 +114,45 @@ func runControls(report, kubelet, out string, stdout io.Writer) error {
 		return fmt.Errorf("not every negative control failed as expected (%s)", report)
 	}
 	return nil
+}
+
+// upstreamNodeKubelets are the kubelets make test-upstream-node runs, in
+// the table's order.
+var upstreamNodeKubelets = []string{"evictkit", "upstream"}
+
+// runUpstreamNode prints (and writes to out) the side-by-side table of the
+// passes of upstream's node e2e suite found in dir.
+func runUpstreamNode(dir, out string, stdout io.Writer) error {
+	tallies := map[string]map[string]*e2ereport.SpecTally{}
+	var runs []string
+	for _, k := range upstreamNodeKubelets {
+		paths, err := filepath.Glob(filepath.Join(dir, k+"-pass*.xml"))
+		if err != nil {
+			return err
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		t, err := e2ereport.LoadJUnitPasses(paths)
+		if err != nil {
+			return err
+		}
+		tallies[k] = t
+		runs = append(runs, fmt.Sprintf("%s %d pass(es)", k, len(paths)))
+	}
+	if len(runs) == 0 {
+		return fmt.Errorf("%s: no JUnit reports <kubelet>-pass<N>.xml (run make test-upstream-node)", dir)
+	}
+	header := "## Upstream's node e2e specs, unmodified, on each kubelet (" + strings.Join(runs, ", ") + ")"
+	var b strings.Builder
+	if err := e2ereport.RenderUpstreamNode(&b, header, upstreamNodeKubelets, tallies); err != nil {
+		return err
+	}
+	if out != "" {
+		if err := os.WriteFile(out, []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(stdout, b.String())
+	return err
 }
