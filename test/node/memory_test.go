@@ -10,15 +10,18 @@ import (
 
 var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial", "Smoke"), func() {
 	// Pressure once the pods use 600 MiB more than when the spec started.
-	// The BestEffort hog takes 400 MiB, under that on its own; once the
-	// kubelet's stats show it at its size, the Burstable hog starts and
-	// pushes the node over. Both then exceed their requests and the
-	// BestEffort hog has the lower priority, so it goes first; the
-	// Burstable hog grows on to 900 MiB, over the threshold alone, and
-	// goes second. The Guaranteed pod stays. Starting the Burstable hog
-	// only once the BestEffort hog's size is in the kubelet's stats keeps
-	// the ranking from seeing a stale zero for it ("within its request").
-	It("evicts the BestEffort hog, then the high-priority hog, and never the Guaranteed pod", func(ctx SpecContext) {
+	// Two hogs that both exceed their requests come first, each started
+	// only once the previous one's size is in the kubelet's stats (the
+	// figures it ranks on; they lag by up to a housekeeping interval): a
+	// 350 MiB BestEffort hog of low priority, then a 200 MiB Burstable hog
+	// of high priority (request 100Mi). Together they stay under the
+	// threshold. A Guaranteed pod taking 300 MiB within its request then
+	// pushes the node over, so the kubelet ranks the two hogs on fresh
+	// figures, both above their requests: priority decides, the BestEffort
+	// hog goes, and the pressure is gone. The Burstable hog and the
+	// Guaranteed pod stay. A kubelet that ranked the high-priority pod
+	// first would evict the Burstable hog.
+	It("evicts the low-priority hog, not the high-priority hog that also exceeds its request, nor the Guaranteed pod", func(ctx SpecContext) {
 		runEviction(ctx, evictionSpec{
 			name:      "memory-priority",
 			condition: corev1.NodeMemoryPressure,
@@ -32,11 +35,12 @@ var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Me
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("besteffort-hog", framework.MemoryHog("400Mi"), framework.PriorityClass(framework.LowPriority)),
-						shownBeforeNext: 380 * framework.Mi},
-					{order: 2, pod: f.Pod("burstable-hog", framework.MemoryHog("900Mi"),
-						framework.PriorityClass(framework.HighPriority), framework.MemoryRequest("100Mi"))},
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("100m", "100Mi"))},
+					{order: 1, pod: f.Pod("besteffort-hog", framework.MemoryHog("350Mi"), framework.PriorityClass(framework.LowPriority)),
+						shownBeforeNext: 330 * framework.Mi},
+					{order: 0, pod: f.Pod("burstable-hog", framework.MemoryHog("200Mi"),
+						framework.PriorityClass(framework.HighPriority), framework.MemoryRequest("100Mi")),
+						shownBeforeNext: 190 * framework.Mi},
+					{order: 0, pod: f.Pod("guaranteed-hog", framework.MemoryHog("300Mi"), framework.Guaranteed("100m", "400Mi"))},
 				}
 			},
 		})
