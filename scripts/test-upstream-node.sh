@@ -26,7 +26,8 @@
 #            leave the node container (and its filesystem) running
 #
 # Reports: upstream's JUnit per pass in _output/reports/upstream-node-e2e/
-# and the table in _output/reports/upstream-node-e2e-<kubelet>.md.
+# and (made by make test-upstream-node) the table of both kubelets in
+# _output/reports/upstream-node-e2e.md.
 #
 # Usage: scripts/test-upstream-node.sh
 set -euo pipefail

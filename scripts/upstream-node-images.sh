@@ -38,7 +38,7 @@ manifest_tag() {
 	printf '%s' "${tag}"
 }
 e2e_registry="registry.k8s.io/e2e-test-images"
-grep -q "PromoterE2eRegistry: *\"${e2e_registry}\"" "${tree}/test/utils/image/manifest.go" ||
+grep -q "PromoterE2eRegistry: *\"${e2e_registry}\"" "${manifest}" ||
 	die "upstream's manifest does not name ${e2e_registry} as PromoterE2eRegistry" "update ${BASH_SOURCE[0]}"
 agnhost="${e2e_registry}/agnhost:$(manifest_tag Agnhost)"
 busybox="${e2e_registry}/busybox:$(manifest_tag BusyBox)"

@@ -50,33 +50,29 @@ func LoadJUnitPasses(paths []string) (map[string]*SpecTally, error) {
 					continue // suite setup and teardown nodes
 				}
 				name := strings.TrimPrefix(c.Name, "[It] ")
-				t := tallies[name]
-				switch c.Status {
-				case "passed":
-				case "failed", "panicked", "interrupted", "aborted", "timedout":
-				case "skipped":
-					if c.Skipped == nil || !selfSkipped(c.Skipped.Message) {
-						continue
+				tally := func() *SpecTally {
+					if tallies[name] == nil {
+						tallies[name] = &SpecTally{}
 					}
-				default:
-					continue // pending
-				}
-				if t == nil {
-					t = &SpecTally{}
-					tallies[name] = t
+					return tallies[name]
 				}
 				d := time.Duration(c.Time * float64(time.Second))
 				switch c.Status {
 				case "passed":
+					t := tally()
 					t.Passed++
 					t.Times = append(t.Times, d)
-				case "skipped":
-					t.Skipped++
-					t.SkipReason = oneLine(c.Skipped.Message, maxMessage)
-				default:
+				case "failed", "panicked", "interrupted", "aborted", "timedout":
+					t := tally()
 					t.Failed++
 					t.Times = append(t.Times, d)
 					t.LastFailure = oneLine(junitFailure(c), maxMessage)
+				case "skipped":
+					if c.Skipped != nil && selfSkipped(c.Skipped.Message) {
+						t := tally()
+						t.Skipped++
+						t.SkipReason = oneLine(c.Skipped.Message, maxMessage)
+					}
 				}
 			}
 		}
