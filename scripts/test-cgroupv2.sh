@@ -19,48 +19,20 @@ source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
 root="$(repo_root)"
 cd "${root}"
 
+source "${root}/scripts/vm-kernel.sh"
 out="${root}/_output/cgroupv2-vm"
 logs="${root}/_output/logs"
-cache="${EVICTKIT_STATE_DIR:-/var/lib/evictkit}/cache/vm-kernel"
-mkdir -p "${out}" "${logs}" "${cache}"
+mkdir -p "${out}" "${logs}"
 
 # Host packages: QEMU and its BIOS, busybox for the guest, cpio.
-packages=(qemu-system-x86 seabios busybox-static cpio)
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
-done
-if ((${#missing[@]} > 0)); then
-	[[ $(id -u) -eq 0 ]] || die "missing packages: ${missing[*]}" "run as root, or apt-get install ${missing[*]}"
-	step "test-cgroupv2: apt-get install ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-fi
+vm_packages_install qemu-system-x86 seabios busybox-static cpio
 
-# The kernel: the package the metapackage names today, taken out of its
-# .deb (never installed on the host).
 step "test-cgroupv2: kernel (${VM_KERNEL_METAPACKAGE})"
-kpkg="$(apt-cache depends "${VM_KERNEL_METAPACKAGE}" 2>/dev/null | awk '/Depends: linux-image-/ {print $2; exit}')"
-if [[ -z "${kpkg}" ]]; then
-	note "apt's index does not know ${VM_KERNEL_METAPACKAGE}: apt-get update"
-	apt-get update -q >/dev/null
-	kpkg="$(apt-cache depends "${VM_KERNEL_METAPACKAGE}" | awk '/Depends: linux-image-/ {print $2; exit}')"
-fi
-[[ -n "${kpkg}" ]] || die "cannot resolve ${VM_KERNEL_METAPACKAGE} to a kernel package"
-kdir="${cache}/${kpkg}"
-if [[ ! -f "${kdir}/done" ]]; then
-	rm -rf "${kdir}" && mkdir -p "${kdir}"
-	(cd "${kdir}" && apt-get download -q "${kpkg}" >/dev/null 2>&1) || die "apt-get download ${kpkg} failed"
-	dpkg-deb -x "${kdir}"/*.deb "${kdir}/root"
-	rm -f "${kdir}"/*.deb
-	touch "${kdir}/done"
-fi
-kver="${kpkg#linux-image-}"
-vmlinuz="${kdir}/root/boot/vmlinuz-${kver}"
-brd="${kdir}/root/lib/modules/${kver}/kernel/drivers/block/brd.ko"
-[[ -f "${vmlinuz}" && -f "${brd}" ]] || die "${kpkg} has no vmlinuz or brd.ko"
-note "${kpkg}"
+vm_kernel_fetch
+kver="${vm_kernel_version}"
+vmlinuz="${vm_kernel_image}"
+brd="${vm_kernel_root}/lib/modules/${kver}/kernel/drivers/block/brd.ko"
+[[ -f "${brd}" ]] || die "linux-image-${kver} has no brd.ko"
 
 step "test-cgroupv2: test binary (static)"
 start=${SECONDS}

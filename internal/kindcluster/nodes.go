@@ -13,6 +13,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
+
+	"github.com/evictkit/evictkit/internal/vmnode"
 )
 
 // Kubelets a node can run (see images/node/files/usr/local/bin/evictkit-kubelet).
@@ -249,5 +251,13 @@ func (s *session) node(name string) (nodes.Node, error) {
 		}
 		names = append(names, n.String())
 	}
-	return nil, fmt.Errorf("cluster %s has no node %q (nodes: %s)", s.cfg.Name, name, strings.Join(names, ", "))
+	// A cgroup v2 VM node that scripts/vm-node.sh joined to this cluster.
+	vm, ok, err := vmnode.Lookup(vmnode.StateDir(), name)
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		return vm, nil
+	}
+	return nil, fmt.Errorf("cluster %s has no node %q (nodes: %s; no VM node of that name runs)", s.cfg.Name, name, strings.Join(names, ", "))
 }

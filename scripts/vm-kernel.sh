@@ -1,0 +1,46 @@
+# The cgroup v2 VMs' kernel: the package Debian's cloud metapackage names
+# today, taken out of its .deb into a cache (never installed on the host).
+# Sourced, not run; needs steps.sh and versions.sh. Sets:
+#   vm_kernel_version  e.g. 6.1.0-48-cloud-amd64
+#   vm_kernel_root     the unpacked package (boot/, lib/modules/)
+#   vm_kernel_image    its vmlinuz
+# shellcheck shell=bash
+
+vm_kernel_fetch() {
+	local cache="${EVICTKIT_STATE_DIR:-/var/lib/evictkit}/cache/vm-kernel" kpkg kdir
+	mkdir -p "${cache}"
+	kpkg="$(apt-cache depends "${VM_KERNEL_METAPACKAGE}" 2>/dev/null | awk '/Depends: linux-image-/ {print $2; exit}')"
+	if [[ -z "${kpkg}" ]]; then
+		note "apt's index does not know ${VM_KERNEL_METAPACKAGE}: apt-get update"
+		apt-get update -q >/dev/null
+		kpkg="$(apt-cache depends "${VM_KERNEL_METAPACKAGE}" | awk '/Depends: linux-image-/ {print $2; exit}')"
+	fi
+	[[ -n "${kpkg}" ]] || die "cannot resolve ${VM_KERNEL_METAPACKAGE} to a kernel package"
+	kdir="${cache}/${kpkg}"
+	if [[ ! -f "${kdir}/done" ]]; then
+		rm -rf "${kdir}" && mkdir -p "${kdir}"
+		(cd "${kdir}" && apt-get download -q "${kpkg}" >/dev/null 2>&1) || die "apt-get download ${kpkg} failed"
+		dpkg-deb -x "${kdir}"/*.deb "${kdir}/root"
+		rm -f "${kdir}"/*.deb
+		touch "${kdir}/done"
+	fi
+	vm_kernel_version="${kpkg#linux-image-}"
+	vm_kernel_root="${kdir}/root"
+	vm_kernel_image="${vm_kernel_root}/boot/vmlinuz-${vm_kernel_version}"
+	[[ -f "${vm_kernel_image}" ]] || die "${kpkg} has no vmlinuz"
+	note "${kpkg}"
+}
+
+# vm_packages_install PKG...: installs the missing Debian packages (root).
+vm_packages_install() {
+	local p missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
+	done
+	((${#missing[@]} > 0)) || return 0
+	[[ $(id -u) -eq 0 ]] || die "missing packages: ${missing[*]}" "run as root, or apt-get install ${missing[*]}"
+	step "apt-get install ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+}
