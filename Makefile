@@ -12,7 +12,7 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches upstream-tree kubelet upstream-e2e check-kubelet \
+.PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches upstream-tree kubelet upstream-e2e check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
 	test-upstream-node test-upstream-node-down
 
@@ -129,6 +129,12 @@ cluster: node-image ## Bring up kind-config.yaml's cluster (KUBECONFIG=_output/k
 
 cluster-down: ## Delete the cluster, its dedicated filesystems, and stop the engine; idempotent
 	@bash scripts/cluster.sh down
+
+vm-node: ## A cgroup v2 node (QEMU VM, kubelet + containerd) joined to a running cluster (CLUSTER, VM_NAME, KUBELET, VM_MEMORY); idempotent
+	@bash scripts/vm-node.sh up
+
+vm-node-down: ## Remove the cgroup v2 VM node: its Node object, the VM, its tap device and disk
+	@bash scripts/vm-node.sh down
 
 cluster-logs: ## Export the cluster's logs to _output/logs
 	@bash scripts/cluster.sh logs

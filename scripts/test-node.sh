@@ -20,6 +20,10 @@
 #            against KUBELET (upstream by default there); every one must
 #            fail as it says it would, and a table of how each failed is
 #            written to _output/reports/node-e2e-controls-<kubelet>.md
+#   V2       1: run on the cgroup v2 VM node (scripts/vm-node.sh, started
+#            and joined to the cluster when it does not run): NODE defaults
+#            to <cluster>-v2, LABELS to Memory (the specs of a memory
+#            signal: the ones cgroup v2 changes), no IMAGEFS_NODE
 #   CLUSTER, KUBECONFIG_PATH
 #            another cluster than the default (scripts/cluster-smoke.sh runs
 #            the Smoke specs on its one-node cluster); when set, that cluster
@@ -34,9 +38,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
 root="$(repo_root)"
 kubelet="${KUBELET:-evictkit}"
 cluster="${CLUSTER:-evictkit}"
-node="${NODE:-${cluster}-worker2}"
-imagefs_node="${IMAGEFS_NODE-}"
-[[ -n "${CLUSTER:-}" || -n "${imagefs_node}" ]] || imagefs_node="${cluster}-worker"
+v2="${V2:-}"
+[[ -z "${v2}" || "${v2}" == 1 ]] || die "V2=${v2}: want 1 or nothing"
+if [[ -n "${v2}" ]]; then
+	node="${NODE:-${cluster}-v2}"
+	imagefs_node=""
+	LABELS="${LABELS-Memory}"
+else
+	node="${NODE:-${cluster}-worker2}"
+	imagefs_node="${IMAGEFS_NODE-}"
+	[[ -n "${CLUSTER:-}" || -n "${imagefs_node}" ]] || imagefs_node="${cluster}-worker"
+fi
 kubeconfig="${KUBECONFIG_PATH:-${root}/_output/kubeconfig}"
 # The tests run in test/node: a relative path is the caller's.
 kubeconfig="$(realpath -m -- "${kubeconfig}")"
@@ -51,11 +63,15 @@ if [[ -z "${CLUSTER:-}" ]]; then
 	bash "${root}/scripts/cluster.sh" up
 fi
 
+if [[ -n "${v2}" ]]; then
+	CLUSTER="${cluster}" VM_NAME="${node}" bash "${root}/scripts/vm-node.sh" up
+fi
+
 nodes=("${node}")
 [[ -z "${imagefs_node}" || "${imagefs_node}" == "${node}" ]] || nodes+=("${imagefs_node}")
 suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${nodes[@]}"
 
-report="${root}/_output/reports/node-e2e-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
+report="${root}/_output/reports/node-e2e${v2:+-v2}-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
 filter="${labels}"
 if [[ -n "${CONTROL:-}" ]]; then
 	report="${root}/_output/reports/node-e2e-controls-${kubelet}"
