@@ -215,6 +215,7 @@ up() {
 	initramfs
 	network
 	printf '%s\n' "${addr}" >"${run}/ip"
+	printf '%s\n' "${cluster}" >"${run}/cluster"
 
 	step "vm-node: ${name} at ${addr}/${prefix} on ${net} (${bridge}, tap ${tap})"
 	ip link del "${tap}" 2>/dev/null || true

@@ -12,6 +12,8 @@ import (
 
 	"sigs.k8s.io/kind/pkg/cluster/nodes"
 	"sigs.k8s.io/kind/pkg/cluster/nodeutils"
+
+	"github.com/evictkit/evictkit/internal/vmnode"
 )
 
 // WorkloadImage builds test/images/workload as a FROM-scratch image named
@@ -134,6 +136,13 @@ func (s *session) loadImage(name, archive string) error {
 	nodes, err := s.provider.ListInternalNodes(s.cfg.Name)
 	if err != nil {
 		return err
+	}
+	vms, err := vmnode.List(vmnode.StateDir(), s.cfg.Name)
+	if err != nil {
+		return err
+	}
+	for _, vm := range vms {
+		nodes = append(nodes, vm)
 	}
 	for _, n := range nodes {
 		if _, err := nodeutils.ImageID(n, name); err == nil {

@@ -64,6 +64,36 @@ func Lookup(stateDir, name string) (n *Node, ok bool, err error) {
 	return &Node{name: name, ip: strings.TrimSpace(string(ip)), key: key, run: run}, true, nil
 }
 
+// List returns the running VM nodes joined to the kind cluster (by name),
+// sorted by name.
+func List(stateDir, cluster string) ([]*Node, error) {
+	dirs, err := os.ReadDir(filepath.Join(stateDir, "vm-node"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var list []*Node
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		c, err := os.ReadFile(filepath.Join(stateDir, "vm-node", d.Name(), "cluster"))
+		if err != nil || strings.TrimSpace(string(c)) != cluster {
+			continue
+		}
+		n, ok, err := Lookup(stateDir, d.Name())
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			list = append(list, n)
+		}
+	}
+	return list, nil
+}
+
 // String is the node's name.
 func (n *Node) String() string { return n.name }
 

@@ -51,7 +51,7 @@ func TestLookup(t *testing.T) {
 		if err := os.MkdirAll(run, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		for f, s := range map[string]string{"qemu.pid": pid + "\n", "ip": "192.0.2.7\n"} {
+		for f, s := range map[string]string{"qemu.pid": pid + "\n", "ip": "192.0.2.7\n", "cluster": "c1\n"} {
 			if err := os.WriteFile(filepath.Join(run, f), []byte(s), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -82,6 +82,22 @@ func TestLookup(t *testing.T) {
 	write(t, dir, "gone", "99999999")
 	if _, ok, err := Lookup(dir, "gone"); ok || err != nil {
 		t.Errorf("a VM whose QEMU has ended: ok %v, err %v; want not found, no error", ok, err)
+	}
+
+	write(t, dir, "live-b", strconv.Itoa(os.Getpid()))
+	if err := os.WriteFile(filepath.Join(dir, "vm-node", "live-b", "cluster"), []byte("c2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	list, err := List(dir, "c1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, n := range list {
+		names = append(names, n.String())
+	}
+	if !slices.Equal(names, []string{"live"}) {
+		t.Errorf("running VM nodes of cluster c1: %v, want [live] (gone has ended, live-b is c2's)", names)
 	}
 
 	write(t, dir, "garbled", "not-a-pid")

@@ -349,7 +349,11 @@ func setKubeletConfig(ctx SpecContext, gates map[string]bool, set func(*kubeletc
 // waitShown waits until the Summary API shows the pod's memory working set
 // at least want bytes large, failing at once if the pod stops running.
 func waitShown(ctx context.Context, ns, pod string, want int64) {
-	By(fmt.Sprintf("waiting until the Summary API shows pod %s at %d MiB or more", pod, want/framework.Mi))
+	if want < framework.Mi {
+		By(fmt.Sprintf("waiting until the Summary API shows pod %s's memory", pod))
+	} else {
+		By(fmt.Sprintf("waiting until the Summary API shows pod %s at %d MiB or more", pod, want/framework.Mi))
+	}
 	Eventually(ctx, func(g Gomega) {
 		p, err := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())

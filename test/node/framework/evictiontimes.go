@@ -10,8 +10,10 @@ import (
 
 // evictedLineRe matches the line both kubelets (ours and upstream's) log
 // when they have evicted a pod, with klog's header: severity, month and
-// day, time to the microsecond.
-var evictedLineRe = regexp.MustCompile(`^[IWE](\d{2})(\d{2}) (\d{2}:\d{2}:\d{2}\.\d{6}) .*"Eviction manager: pod is evicted successfully" pod="([^"]+)"`)
+// day, time to the microsecond. A kill that outlasts the kubelet's wait
+// (on the slow cgroup v2 VM node) is logged as "pod failed to evict"; the
+// kubelet counts it as an eviction all the same, and so does this.
+var evictedLineRe = regexp.MustCompile(`^[IWE](\d{2})(\d{2}) (\d{2}:\d{2}:\d{2}\.\d{6}) .*"Eviction manager: (?:pod is evicted successfully|pod failed to evict)".* pod="([^"]+)"`)
 
 // EvictionTimes returns when the kubelet evicted each pod since a time, by
 // the kubelet's own clock (to the microsecond), keyed "namespace/name":

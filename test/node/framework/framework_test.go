@@ -305,6 +305,9 @@ func TestParseEvictionTimes(t *testing.T) {
 		`I1202 00:45:01.000002   24580 eviction_manager.go:658] "Eviction manager: pod is evicted successfully" pod="ns/burstable"`,
 		`I1202 00:45:09.000000   24580 evict.go:62] "Eviction manager: pod is evicted successfully" pod="ns/besteffort"`,
 		`I1231 23:59:59.999999   24580 evict.go:62] "Eviction manager: pod is evicted successfully" pod="ns/last-year"`,
+		// A kill that outlasts the kubelet's wait: still an eviction.
+		`E1202 00:46:12.876702    2179 evict.go:70] "Eviction manager: pod failed to evict" err="timeout waiting to kill pod" pod="ns/slow-kill"`,
+		`I1202 00:46:13.000000    2179 kubelet.go:1] "Eviction manager: pod is not evicted successfully" pod="ns/not-a-match"`,
 	}
 	got, err := parseEvictionTimes(lines, ref)
 	if err != nil {
@@ -314,6 +317,7 @@ func TestParseEvictionTimes(t *testing.T) {
 		"ns/besteffort": time.Date(2026, 12, 2, 0, 44, 58, 328618000, time.UTC),
 		"ns/burstable":  time.Date(2026, 12, 2, 0, 45, 1, 2000, time.UTC),
 		"ns/last-year":  time.Date(2025, 12, 31, 23, 59, 59, 999999000, time.UTC),
+		"ns/slow-kill":  time.Date(2026, 12, 2, 0, 46, 12, 876702000, time.UTC),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseEvictionTimes = %v, want %v", got, want)
