@@ -30,3 +30,19 @@ repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
 export GIT_AUTHOR_NAME="evictkit developers" GIT_AUTHOR_EMAIL="dev@evictkit.invalid"
 export GIT_COMMITTER_NAME="evictkit developers" GIT_COMMITTER_EMAIL="dev@evictkit.invalid"
 export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
+
+# install_missing PKG...: apt-get installs the Debian packages that are not
+# installed yet (as root); nothing when all are.
+install_missing() {
+	local p missing=() start=${SECONDS}
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
+	done
+	((${#missing[@]} > 0)) || return 0
+	[[ $(id -u) -eq 0 ]] || die "missing packages: ${missing[*]}" "run as root, or apt-get install ${missing[*]}"
+	step "apt-get install ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null
+	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+	note "installed in $((SECONDS - start)) s"
+}

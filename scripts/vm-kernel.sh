@@ -30,17 +30,3 @@ vm_kernel_fetch() {
 	[[ -f "${vm_kernel_image}" ]] || die "${kpkg} has no vmlinuz"
 	note "${kpkg}"
 }
-
-# vm_packages_install PKG...: installs the missing Debian packages (root).
-vm_packages_install() {
-	local p missing=()
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
-	done
-	((${#missing[@]} > 0)) || return 0
-	[[ $(id -u) -eq 0 ]] || die "missing packages: ${missing[*]}" "run as root, or apt-get install ${missing[*]}"
-	step "apt-get install ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q >/dev/null
-	apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
-}

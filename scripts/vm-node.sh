@@ -199,9 +199,9 @@ up() {
 	require_cmd docker "run: scripts/engine.sh up"
 	docker version >/dev/null 2>&1 || die "the project's Docker engine does not answer on ${DOCKER_HOST}" "run: scripts/engine.sh up"
 	docker inspect "${control_plane}" >/dev/null 2>&1 || die "the kind cluster ${cluster} is not running (no ${control_plane})" "bring it up first, e.g. make cluster"
-	vm_packages_install qemu-system-x86 qemu-utils seabios busybox-static cpio kmod openssh-client e2fsprogs
+	install_missing qemu-system-x86 qemu-utils seabios busybox-static cpio kmod openssh-client e2fsprogs
 	if [[ -n "$(qemu_pid)" ]]; then
-		note "vm-node: ${name} runs already (pid $(qemu_pid), ${addr:-$(vm_ip)})"
+		note "vm-node: ${name} runs already (pid $(qemu_pid), $(vm_ip))"
 		wait_ready
 		return
 	fi
@@ -247,10 +247,10 @@ up() {
 		sleep 2
 	done
 	note "sshd answers after $((SECONDS - start)) s"
-	local fs
-	fs="$(on_vm stat -fc %T /sys/fs/cgroup)"
+	local fs kernel controllers
+	read -r fs kernel controllers < <(on_vm 'echo "$(stat -fc %T /sys/fs/cgroup) $(uname -r) $(cat /sys/fs/cgroup/cgroup.controllers)"')
 	[[ "${fs}" == cgroup2fs ]] || die "${name} does not run cgroup v2 (/sys/fs/cgroup is ${fs})"
-	note "kernel $(on_vm uname -r), /sys/fs/cgroup ${fs}, controllers: $(on_vm cat /sys/fs/cgroup/cgroup.controllers)"
+	note "kernel ${kernel}, /sys/fs/cgroup ${fs}, controllers: ${controllers}"
 
 	join
 	wait_ready
