@@ -172,6 +172,18 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 		logger.Info(message)
 		_, _ = m.synchronize(ctx, diskInfoProvider, podFunc)
 	}
+	//evictkit:begin EvictionCgroupV2Notifier
+	if m.cgroupV2Notifier {
+		// Name the pods a notification's own pass evicted: the monitoring
+		// loop logs its evictions, upstream's notification passes do not.
+		onNotification = func(message string) {
+			logger.Info(message)
+			if evicted, _ := m.synchronize(ctx, diskInfoProvider, podFunc); len(evicted) > 0 {
+				logger.Info("Eviction manager: pods evicted by the pass a notification woke", "pods", klog.KObjSlice(evicted))
+			}
+		}
+	}
+	//evictkit:end EvictionCgroupV2Notifier
 	//evictkit:begin EvictionFastPath
 	if m.fastPath && m.startFastPath(ctx, diskInfoProvider, podFunc, podCleanedUpFunc) {
 		// A notification wakes the fast path instead of a full pass.

@@ -5,6 +5,7 @@ package eviction
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	"k8s.io/klog/v2/ktesting"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
@@ -119,7 +121,9 @@ func parseInt64(t *testing.T, s string) int64 {
 
 // The manager end to end: with EvictionCgroupV2Notifier on, the kernel's
 // notification about the pods' cgroup wakes a pass long before the
-// monitoring loop (an hour here) would run one.
+// monitoring loop (an hour here) would run one. The monitoring pass at
+// the start sees healthy figures; the pass the notification wakes sees
+// the pods over the threshold, evicts and says it was that pass.
 func TestCgroupV2NotifierWakesTheManager(t *testing.T) {
 	cg := newTestCgroup(t, "v2")
 	lowPressureTrigger(t)
@@ -130,9 +134,14 @@ func TestCgroupV2NotifierWakesTheManager(t *testing.T) {
 		PodCgroupRoot:            podCgroupOf(cg),
 		PressureTransitionPeriod: time.Minute,
 	}
+	pods, st := mgrMemoryPods()
+	pressure := fakeHealthyNode()
+	pressure.allocAvail = 0
 	h := mgrNewHarness(t, cfg, false, fakeHealthyNode().summary(mgrEpoch))
-	_, ctx := ktesting.NewTestContext(t)
-	ctx, cancel := context.WithCancel(ctx)
+	h.pods = pods
+	h.summary.next, h.summary.switchAfter = pressure.summary(mgrEpoch, st...), 1
+	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	defer cancel()
 	h.m.Start(ctx, h.disk, h.activePods, func(*v1.Pod) bool { return true }, time.Hour)
 	waitFor(t, 30*time.Second, "the first monitoring pass", func() bool { return h.summary.calls() >= 1 })
@@ -144,6 +153,20 @@ func TestCgroupV2NotifierWakesTheManager(t *testing.T) {
 	startChild(t, cg.dir, "page-cache-thrash", pageCacheThrashEnv+"="+file).waitReady(t, time.Minute)
 	waitFor(t, time.Minute, "a pass woken by the notifier", func() bool { return h.summary.calls() > before })
 	t.Logf("a pass %s after the thrasher started (monitoring interval 1h)", time.Since(start).Round(time.Millisecond))
+	// The thrasher goes on notifying and the fake stats do not change, so
+	// later passes evict again: the first eviction is the one that counts.
+	waitFor(t, time.Minute, "an eviction", func() bool { return len(h.killer.get()) >= 1 })
+	if got := h.killedNames(); got[0] != "besteffort" {
+		t.Fatalf("evicted %v, want besteffort first", got)
+	}
+	waitFor(t, 10*time.Second, "the log line of the notification pass's eviction", func() bool {
+		for _, e := range logger.GetSink().(ktesting.Underlier).GetBuffer().Data() {
+			if e.Message == "Eviction manager: pods evicted by the pass a notification woke" && strings.Contains(fmt.Sprint(e.ParameterKVList), "ns/besteffort") {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // waitFor polls cond every 10 ms until it holds, failing after within.
