@@ -23,7 +23,8 @@
 #   V2       1: run on the cgroup v2 VM node (scripts/vm-node.sh, started
 #            and joined to the cluster when it does not run): NODE defaults
 #            to <cluster>-v2, LABELS to Memory (the specs of a memory
-#            signal: the ones cgroup v2 changes), no IMAGEFS_NODE
+#            signal: the ones cgroup v2 changes), no IMAGEFS_NODE; the
+#            CgroupV2 specs run only there
 #   CLUSTER, KUBECONFIG_PATH
 #            another cluster than the default (scripts/cluster-smoke.sh runs
 #            the Smoke specs on its one-node cluster); when set, that cluster
@@ -73,9 +74,12 @@ suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${nodes[@
 
 report="${root}/_output/reports/node-e2e${v2:+-v2}-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
 filter="${labels}"
+# The CgroupV2 specs need the unified hierarchy: only the VM node has it.
+v1_only=""
+[[ -n "${v2}" ]] || v1_only="!CgroupV2"
 if [[ -n "${CONTROL:-}" ]]; then
 	report="${root}/_output/reports/node-e2e-controls-${kubelet}"
-	filter="Alpha${labels:+ && (${labels})}"
+	filter="Alpha${v1_only:+ && ${v1_only}}${labels:+ && (${labels})}"
 	step "test-node: negative controls on ${node} (kubelet ${kubelet}, labels ${filter}): every spec must fail as it says"
 	rc=0
 	suite_run "${root}" test-node-controls ./test/node "${report}" 0 "${filter}" \
@@ -89,6 +93,10 @@ if [[ "${kubelet}" == upstream ]]; then
 	# which kubelet-upstream does not have.
 	filter="${labels:+(${labels}) && }!Alpha"
 	note "KUBELET=upstream: the Alpha specs are left out (they need the evictkit kubelet's alpha feature gates)"
+fi
+if [[ -n "${v1_only}" ]]; then
+	filter="${v1_only}${filter:+ && (${filter})}"
+	note "the CgroupV2 specs are left out: they run on the cgroup v2 VM node (V2=1)"
 fi
 step "test-node: suites on ${node}${imagefs_node:+ and ${imagefs_node}} (kubelet ${kubelet}${filter:+, labels ${filter}}); diagnostics of failed specs in _output/logs/node-e2e/"
 suite_run "${root}" test-node ./test/node "${report}" "${REPEAT:-0}" "${filter}" \

@@ -63,6 +63,10 @@ type victim struct {
 	// figures taken before it grew (its stats lag by up to a housekeeping
 	// interval).
 	shownBeforeNext int64
+	// holdingBeforeNext: the spec creates the next pod only once this one
+	// logged that it holds its size (a writer of page cache, whose working
+	// set does not show what it took).
+	holdingBeforeNext bool
 }
 
 // limitEviction is what a local storage limit eviction must show.
@@ -179,6 +183,9 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		Expect(err).NotTo(HaveOccurred())
 		if v.shownBeforeNext > 0 {
 			waitShown(ctx, ns, v.pod.Name, v.shownBeforeNext)
+		}
+		if v.holdingBeforeNext {
+			waitHolding(ctx, ns, v.pod.Name)
 		}
 	}
 	w := &watch{ns: ns, victims: victims, logs: map[string]*framework.LogFollower{}}
@@ -364,6 +371,19 @@ func waitShown(ctx context.Context, ns, pod string, want int64) {
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(ok).To(BeTrue(), "the Summary API has no memory figures of pod %s yet", pod)
 		g.Expect(got).To(BeNumerically(">=", want), "the Summary API shows pod %s at %d MiB", pod, got/framework.Mi)
+	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+}
+
+// waitHolding waits until a workload pod logged that it holds its size.
+func waitHolding(ctx context.Context, ns, pod string) {
+	By(fmt.Sprintf("waiting until pod %s holds its size", pod))
+	Eventually(ctx, func(g Gomega) {
+		p, err := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+		g.Expect(err).NotTo(HaveOccurred())
+		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
+			StopTrying(fmt.Sprintf("pod %s ended before it held its size: %s", pod, framework.DescribePod(p))).Now()
+		}
+		g.Expect(holding(ctx, ns, pod)).To(BeTrue(), "pod %s does not hold its size yet", pod)
 	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
 }
 

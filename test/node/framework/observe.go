@@ -240,3 +240,13 @@ func (f *Framework) DedicatedImageFs(ctx context.Context) (bool, error) {
 	}
 	return devices[0] != devices[1], nil
 }
+
+// CgroupV2 reports whether the node runs on the unified cgroup hierarchy
+// (the cgroup v2 VM node) rather than cgroup v1 (the kind nodes here).
+func (f *Framework) CgroupV2(ctx context.Context) (bool, error) {
+	out, err := f.Exec(ctx, "stat", "-f", "-c", "%T", "/sys/fs/cgroup")
+	if err != nil {
+		return false, err
+	}
+	return strings.TrimSpace(out) == "cgroup2fs", nil
+}
