@@ -41,7 +41,7 @@ func expectRejected(ctx context.Context, ns string, p *corev1.Pod, condition cor
 	Eventually(ctx, func(g Gomega) {
 		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
-		if started(got) {
+		if started(got) || creating(got) {
 			StopTrying("the kubelet admitted a pod it had to reject: " + framework.DescribePod(got)).Now()
 		}
 		g.Expect(got.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(got))
@@ -50,18 +50,21 @@ func expectRejected(ctx context.Context, ns string, p *corev1.Pod, condition cor
 	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
 }
 
-// expectAdmittedUnderPressure waits until the kubelet admitted the pod: a
-// container of it started, or the eviction manager evicted it. The
-// pressure lasts, so the kubelet may evict the pod once admitted, even
-// before its container starts (a pod without stats yet ranks first):
-// that is fine, a rejection at admission is not.
+// expectAdmittedUnderPressure waits until the kubelet admitted the pod: it
+// began creating the pod's containers (a rejected pod goes to Failed
+// without), a container of it started, or the eviction manager evicted
+// it. The pressure lasts, so the kubelet may evict the pod once admitted,
+// even before its container starts (a pod without stats yet ranks first):
+// that is fine, a rejection at admission is not. (On the slow cgroup v2
+// VM node such a pod once stayed in ContainerCreating for minutes, its
+// kill timing out, on its way to neither end.)
 func expectAdmittedUnderPressure(ctx context.Context, ns string, p *corev1.Pod) {
 	_, err := f.CreatePod(ctx, ns, p)
 	Expect(err).NotTo(HaveOccurred())
 	Eventually(ctx, func(g Gomega) {
 		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
-		if started(got) {
+		if started(got) || creating(got) {
 			return
 		}
 		if got.Status.Phase == corev1.PodFailed {
@@ -74,6 +77,21 @@ func expectAdmittedUnderPressure(ctx context.Context, ns string, p *corev1.Pod) 
 		}
 		g.Expect(started(got)).To(BeTrue(), framework.DescribePod(got))
 	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+}
+
+// creating reports whether the kubelet is creating a container of the pod
+// (waiting with reason ContainerCreating), which it does only for a pod
+// it admitted.
+func creating(p *corev1.Pod) bool {
+	if p.Status.Phase != corev1.PodPending {
+		return false
+	}
+	for _, cs := range p.Status.ContainerStatuses {
+		if w := cs.State.Waiting; w != nil && w.Reason == "ContainerCreating" {
+			return true
+		}
+	}
+	return false
 }
 
 // started reports whether a container of the pod ever ran.

@@ -47,10 +47,14 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 		Expect(err).NotTo(HaveOccurred())
 
 		ns := createNamespace(ctx, "dry-run")
+		// The Guaranteed pod first, in the kubelet's stats before the hog
+		// starts: a pod without stats ranks first, and on the slow cgroup
+		// v2 VM node the kubelet once would have evicted it first.
+		_, err = f.CreatePod(ctx, ns, f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")))
+		Expect(err).NotTo(HaveOccurred())
+		waitShown(ctx, ns, "guaranteed", 1)
 		hog := f.Pod("hog", []string{"memory", "-size", "700Mi", "-rate", "100Mi"})
 		_, err = f.CreatePod(ctx, ns, hog)
-		Expect(err).NotTo(HaveOccurred())
-		_, err = f.CreatePod(ctx, ns, f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")))
 		Expect(err).NotTo(HaveOccurred())
 
 		By("waiting for the WouldEvict event on the hog")

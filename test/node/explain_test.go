@@ -79,10 +79,12 @@ var _ = Describe("Explained decisions", Label("Eviction", "Memory", "Explain", "
 				})
 			},
 			pods: func() []victim {
+				// The Guaranteed pod first, in the kubelet's stats before the
+				// hog starts (a pod without stats ranks first).
 				return []victim{
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
 					{order: 1, pod: f.Pod("hog", []string{"memory", "-size", "700Mi", "-rate", "100Mi"},
 						framework.Tolerate("node.kubernetes.io/memory-pressure"))},
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi"))},
 				}
 			},
 			checkEvicted: func(ctx context.Context, p *corev1.Pod, _ evictionTiming) {

@@ -126,9 +126,11 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Alpha", "
 				})
 			},
 			pods: func() []victim {
+				// The Guaranteed pod first, in the kubelet's stats before the
+				// hog starts (a pod without stats ranks first).
 				return []victim{
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
 					{order: 1, followLog: true, pod: f.Pod("fast-hog", []string{"memory", "-size", "2000Mi", "-rate", fmt.Sprintf("%dMi", rate)})},
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi"))},
 				}
 			},
 			checkEvicted: func(ctx context.Context, p *corev1.Pod, t evictionTiming) {
