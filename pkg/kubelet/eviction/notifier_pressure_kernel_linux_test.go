@@ -139,7 +139,9 @@ func TestCgroupV2NotifierWakesTheManager(t *testing.T) {
 	pressure.allocAvail = 0
 	h := mgrNewHarness(t, cfg, false, fakeHealthyNode().summary(mgrEpoch))
 	h.pods = pods
-	h.summary.next, h.summary.switchAfter = pressure.summary(mgrEpoch, st...), 1
+	// Taken later than the first pass's: a pass acts only on stats newer
+	// than those it last saw.
+	h.summary.next, h.summary.switchAfter = pressure.summary(mgrEpoch.Add(time.Second), st...), 1
 	logger := ktesting.NewLogger(t, ktesting.NewConfig(ktesting.BufferLogs(true)))
 	ctx, cancel := context.WithCancel(klog.NewContext(context.Background(), logger))
 	defer cancel()
@@ -155,11 +157,11 @@ func TestCgroupV2NotifierWakesTheManager(t *testing.T) {
 	t.Logf("a pass %s after the thrasher started (monitoring interval 1h)", time.Since(start).Round(time.Millisecond))
 	// The thrasher goes on notifying and the fake stats do not change, so
 	// later passes evict again: the first eviction is the one that counts.
-	waitFor(t, time.Minute, "an eviction", func() bool { return len(h.killer.get()) >= 1 })
+	waitFor(t, time.Minute, "eviction", func() bool { return len(h.killer.get()) >= 1 })
 	if got := h.killedNames(); got[0] != "besteffort" {
 		t.Fatalf("evicted %v, want besteffort first", got)
 	}
-	waitFor(t, 10*time.Second, "the log line of the notification pass's eviction", func() bool {
+	waitFor(t, 10*time.Second, "log line of the notification pass's eviction", func() bool {
 		for _, e := range logger.GetSink().(ktesting.Underlier).GetBuffer().Data() {
 			if e.Message == "Eviction manager: pods evicted by the pass a notification woke" && strings.Contains(fmt.Sprint(e.ParameterKVList), "ns/besteffort") {
 				return true
