@@ -156,7 +156,7 @@ test-node-controls: node-image ## Negative controls: every Alpha spec without it
 e2e: ## Main job: build everything, bring up the cluster, run test/node and test/e2e, print a summary, remove the cluster (KEEP_CLUSTER=1, KUBELET, LABELS)
 	@bash scripts/e2e.sh
 
-bench-e2e: node-image ## Side-by-side eviction benchmark, ours (alpha gates on) vs kubelet-upstream on one node (RUNS, SCENARIOS, NODE, REPORT=1)
+bench-e2e: node-image ## Side-by-side eviction benchmark, ours (alpha gates on) vs kubelet-upstream on one node (RUNS, SCENARIOS, NODE, V2=1: the cgroup v2 VM node, REPORT=1)
 	@bash scripts/bench-e2e.sh
 
 test-e2e: ## Cluster e2e suites on the two workers of the running cluster (KUBELET=evictkit|upstream, LABELS, REPEAT)

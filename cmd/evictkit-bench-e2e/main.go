@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -111,7 +112,14 @@ func measure(cfg framework.Config, selected []benche2e.Scenario, rounds int, pat
 		return err
 	}
 	defer file.Close()
-	r := &benche2e.Runner{F: f}
+	v2, err := f.CgroupV2(ctx)
+	if err != nil {
+		return err
+	}
+	r := &benche2e.Runner{F: f, CgroupV2: v2}
+	if v2 {
+		fmt.Printf("node %s runs on cgroup v2: kernelMemcgNotification on for both kubelets, %v on ours too\n", cfg.Node, benche2e.GatesV2)
+	}
 	start := time.Now()
 	total := rounds * len(selected) * 2
 	done := 0
@@ -177,7 +185,8 @@ func writeReport(resultsPath, out, node string) error {
 	if err != nil {
 		return err
 	}
-	if err := benche2e.WriteMarkdown(mdFile, sums, node); err != nil {
+	v2 := slices.ContainsFunc(results, func(r benche2e.Result) bool { return r.CgroupV2 })
+	if err := benche2e.WriteMarkdown(mdFile, sums, node, v2); err != nil {
 		mdFile.Close()
 		return err
 	}

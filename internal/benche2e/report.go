@@ -9,11 +9,16 @@ import (
 
 // WriteMarkdown writes the benchmark's report: one table row per scenario
 // with both kubelets' medians and the ratio ours/upstream, then what each
-// scenario does.
-func WriteMarkdown(w io.Writer, sums []Summary, node string) error {
+// scenario does. cgroupV2: the results are from a cgroup v2 node.
+func WriteMarkdown(w io.Writer, sums []Summary, node string, cgroupV2 bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Side-by-side eviction benchmark on %s\n\n", node)
-	b.WriteString("Ours: the evictkit kubelet with EvictionFastPath and EvictionReclaimSized on; upstream: kubelet-upstream. ")
+	if cgroupV2 {
+		b.WriteString("The node runs cgroup v2: both kubelets with kernelMemcgNotification: true. ")
+		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath, EvictionReclaimSized and EvictionCgroupV2Notifier on; upstream: kubelet-upstream. ")
+	} else {
+		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath and EvictionReclaimSized on; upstream: kubelet-upstream. ")
+	}
 	b.WriteString("Same node, same scenarios, the kubelets interleaved run by run. Crossing: the memory cgroup sampler (every 5 ms) ")
 	b.WriteString("sees memory.available below the threshold. Kill call: the kubelet logs that it must evict pods (right before ranking and killing). ")
 	b.WriteString("Termination: the first victim logs the SIGTERM (its own clock; the kill goes through the kubelet's pod worker first). ")

@@ -22,6 +22,11 @@ import (
 // Gates are the evictkit kubelet's alpha gates the benchmark turns on.
 var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": true}
 
+// GatesV2 are the gates added on a cgroup v2 node, where both kubelets also
+// run with kernelMemcgNotification: true (upstream's notifier is disabled
+// there; ours is woken by memory.events and PSI).
+var GatesV2 = map[string]bool{"EvictionCgroupV2Notifier": true}
+
 // Timing bounds of a run.
 const (
 	settleTimeout  = 3 * time.Minute // until the node has no pressure condition
@@ -63,6 +68,8 @@ type Result struct {
 	// StartDelay is the random wait between the kubelet's restart with the
 	// run's configuration and the hogs' start.
 	StartDelay time.Duration `json:"startDelay"`
+	// CgroupV2: the node ran on the unified hierarchy.
+	CgroupV2 bool `json:"cgroupV2,omitempty"`
 	// Error is set when the run could not be measured.
 	Error string `json:"error,omitempty"`
 }
@@ -96,6 +103,8 @@ func (r Result) OverEvicted() int { return max(r.Evicted-r.Needed, 0) }
 // Runner runs scenarios on one node.
 type Runner struct {
 	F *framework.Framework
+	// CgroupV2: the node runs on the unified hierarchy (f.CgroupV2).
+	CgroupV2 bool
 	// Log receives progress lines.
 	Log func(format string, args ...any)
 }
@@ -104,7 +113,7 @@ type Runner struct {
 // up after itself (namespace, kubelet configuration) however it ends.
 func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 	f := r.F
-	res = Result{Scenario: s.Name, Kubelet: f.Kubelet, Round: round, Start: time.Now(), Needed: s.Needed}
+	res = Result{Scenario: s.Name, Kubelet: f.Kubelet, Round: round, Start: time.Now(), Needed: s.Needed, CgroupV2: r.CgroupV2}
 	fail := func(err error) Result {
 		res.Error = err.Error()
 		return res
@@ -133,7 +142,12 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		}
 	}()
 
-	sampler := f.Pod("memwatch", []string{"memwatch", "-cgroup", "/sys/fs/cgroup/memory",
+	// The node's memory cgroup: v1's memory hierarchy, or v2's root.
+	memcg := "/sys/fs/cgroup/memory"
+	if r.CgroupV2 {
+		memcg = "/sys/fs/cgroup"
+	}
+	sampler := f.Pod("memwatch", []string{"memwatch", "-cgroup", memcg,
 		"-capacity", strconv.FormatInt(obs.MemoryCapacity, 10), "-level", strconv.FormatInt(s.level(obs), 10),
 		"-interval", samplerInterval},
 		framework.PriorityClass("system-node-critical"), framework.HostPathReadOnly("cgroup", "/sys/fs/cgroup"))
@@ -147,12 +161,18 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		return f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
 			c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transition}
 			s.configure(c, obs)
+			if r.CgroupV2 {
+				c.KernelMemcgNotification = true
+			}
 			if f.Kubelet == framework.KubeletEvictkit {
 				c.FeatureGates = maps.Clone(c.FeatureGates)
 				if c.FeatureGates == nil {
 					c.FeatureGates = map[string]bool{}
 				}
 				maps.Copy(c.FeatureGates, Gates)
+				if r.CgroupV2 {
+					maps.Copy(c.FeatureGates, GatesV2)
+				}
 			}
 		})
 	}

@@ -120,7 +120,7 @@ func TestResultsRoundTripAndReport(t *testing.T) {
 		t.Errorf("bad line: %v, want an error naming line 1", err)
 	}
 	var md bytes.Buffer
-	if err := WriteMarkdown(&md, Summarize(out), "evictkit-worker"); err != nil {
+	if err := WriteMarkdown(&md, Summarize(out), "evictkit-worker", false); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(md.String(), "| latency-1Gi | 1 / 1 | 30 / 9000 / 0.003 | 530 / 9500 / 0.056 |") {
