@@ -66,11 +66,7 @@ var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "All
 			resource:  "memory",
 			offenders: true,
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": "300Mi"})
-				c.EnforceNodeAllocatable = []string{"pods"}
-				c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
-					"memory": framework.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - 700*framework.Mi),
-				})
+				allocatableRoom(c, o, 700*framework.Mi, "300Mi")
 			},
 			pods: func() []victim {
 				// The Guaranteed pod first, in the kubelet's stats before the
@@ -85,3 +81,15 @@ var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "All
 		})
 	})
 })
+
+// allocatableRoom leaves the pods room bytes more than they use now, as
+// the kubepods cgroup's limit (kubeReserved, enforceNodeAllocatable=pods),
+// with the hard memory.available threshold, which applies to
+// allocatableMemory.available too, at threshold.
+func allocatableRoom(c *kubeletconfig.KubeletConfiguration, o framework.Observations, room int64, threshold string) {
+	c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": threshold})
+	c.EnforceNodeAllocatable = []string{"pods"}
+	c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
+		"memory": framework.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - room),
+	})
+}

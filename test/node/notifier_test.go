@@ -51,11 +51,7 @@ var _ = Describe("cgroup v2 memory notifier", Label("Eviction", "Memory", "Notif
 			featureGates: map[string]bool{"EvictionCgroupV2Notifier": true},
 			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
 				c.KernelMemcgNotification = true
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": "300Mi"})
-				c.EnforceNodeAllocatable = []string{"pods"}
-				c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
-					"memory": framework.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - 700*framework.Mi),
-				})
+				allocatableRoom(c, o, 700*framework.Mi, "300Mi")
 			},
 			pods: func() []victim {
 				return []victim{
