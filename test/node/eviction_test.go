@@ -362,11 +362,7 @@ func waitShown(ctx context.Context, ns, pod string, want int64) {
 		By(fmt.Sprintf("waiting until the Summary API shows pod %s at %d MiB or more", pod, want/framework.Mi))
 	}
 	Eventually(ctx, func(g Gomega) {
-		p, err := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
-		g.Expect(err).NotTo(HaveOccurred())
-		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
-			StopTrying(fmt.Sprintf("pod %s ended before it was shown at its size: %s", pod, framework.DescribePod(p))).Now()
-		}
+		stopIfEnded(ctx, g, ns, pod, "it was shown at its size")
 		got, ok, err := f.PodMemoryWorkingSet(ctx, ns, pod)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(ok).To(BeTrue(), "the Summary API has no memory figures of pod %s yet", pod)
@@ -378,13 +374,19 @@ func waitShown(ctx context.Context, ns, pod string, want int64) {
 func waitHolding(ctx context.Context, ns, pod string) {
 	By(fmt.Sprintf("waiting until pod %s holds its size", pod))
 	Eventually(ctx, func(g Gomega) {
-		p, err := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
-		g.Expect(err).NotTo(HaveOccurred())
-		if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
-			StopTrying(fmt.Sprintf("pod %s ended before it held its size: %s", pod, framework.DescribePod(p))).Now()
-		}
+		stopIfEnded(ctx, g, ns, pod, "it held its size")
 		g.Expect(holding(ctx, ns, pod)).To(BeTrue(), "pod %s does not hold its size yet", pod)
 	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+}
+
+// stopIfEnded stops an Eventually at once when the pod has ended: it can
+// no longer get to what the spec waits for (what, "before ...").
+func stopIfEnded(ctx context.Context, g Gomega, ns, pod, what string) {
+	p, err := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
+	g.Expect(err).NotTo(HaveOccurred())
+	if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
+		StopTrying(fmt.Sprintf("pod %s ended before %s: %s", pod, what, framework.DescribePod(p))).Now()
+	}
 }
 
 // holding reports whether a workload pod logged that it holds its size.
