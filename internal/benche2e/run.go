@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/evictkit/evictkit/internal/workloadlog"
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
@@ -199,7 +199,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 	}
 	if s.HoldFirst {
 		for _, p := range hogs {
-			if err := waitLog(ctx, f, ns, p.Name, "holding until killed"); err != nil {
+			if err := waitLog(ctx, f, ns, p.Name, workloadlog.Holding); err != nil {
 				return fail(err)
 			}
 		}
@@ -247,13 +247,6 @@ func isHog(name string, hogs []*corev1.Pod) bool {
 	return slices.ContainsFunc(hogs, func(p *corev1.Pod) bool { return p.Name == name })
 }
 
-// Log lines of the sampler and the hogs.
-var (
-	crossedRe   = regexp.MustCompile(`^crossed at (\S+) available (-?\d+)$`)
-	recoveredRe = regexp.MustCompile(`^recovered at (\S+) available (-?\d+)$`)
-	sigtermRe   = regexp.MustCompile(`^received terminated at (\S+) with (\d+) MiB taken$`)
-)
-
 // collect fills in the measurements from the sampler's and the hogs' logs
 // and the hogs' statuses.
 func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, logs map[string]*framework.LogFollower, res *Result) error {
@@ -267,13 +260,13 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 	// follows the first kill.
 	var recoveries []time.Time
 	for _, l := range lines {
-		if m := crossedRe.FindStringSubmatch(l.Text); m != nil && res.Crossed.IsZero() {
-			res.Crossed, _ = time.Parse(time.RFC3339Nano, m[1])
-		}
-		if m := recoveredRe.FindStringSubmatch(l.Text); m != nil {
-			if at, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
-				recoveries = append(recoveries, at)
-			}
+		c, ok := workloadlog.ParseCrossing(l.Text)
+		switch {
+		case !ok:
+		case c.Recovered:
+			recoveries = append(recoveries, c.At)
+		case res.Crossed.IsZero():
+			res.Crossed = c.At
 		}
 	}
 	journal, err := f.KubeletJournal(ctx, res.Start)
@@ -312,20 +305,11 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 			}
 			return fmt.Errorf("pod %s: %w", p.Name, err)
 		}
-		for _, l := range hl {
-			m := sigtermRe.FindStringSubmatch(l.Text)
-			if m == nil {
-				continue
+		if s, ok := workloadlog.FirstSigterm(framework.Texts(hl)); ok {
+			if res.FirstKill.IsZero() || s.At.Before(res.FirstKill) {
+				res.FirstKill = s.At
+				res.TakenAtKill, _ = s.TakenMiB()
 			}
-			at, err := time.Parse(time.RFC3339Nano, m[1])
-			if err != nil {
-				return fmt.Errorf("pod %s: %q: %w", p.Name, l.Text, err)
-			}
-			if res.FirstKill.IsZero() || at.Before(res.FirstKill) {
-				res.FirstKill = at
-				res.TakenAtKill, _ = strconv.ParseInt(m[2], 10, 64)
-			}
-			break
 		}
 	}
 	res.Recovered = recoveryAfter(recoveries, res.FirstKill, res.Crossed)

@@ -17,6 +17,7 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/internal/e2ereport"
+	"github.com/evictkit/evictkit/internal/workloadlog"
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
@@ -395,11 +396,8 @@ func holding(ctx context.Context, ns, pod string) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(lines, func(l framework.LogLine) bool { return l.Text == holdingLine })
+	return slices.ContainsFunc(lines, func(l framework.LogLine) bool { return l.Text == workloadlog.Holding })
 }
-
-// holdingLine is what a workload hog logs once it has reached its size.
-const holdingLine = "holding until killed"
 
 // createNamespace makes the spec's namespace, removed when the spec ends.
 func createNamespace(ctx context.Context, base string) string {

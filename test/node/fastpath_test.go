@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/evictkit/evictkit/internal/workloadlog"
 	"github.com/evictkit/evictkit/test/node/framework"
 )
 
@@ -168,23 +169,16 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Alpha", "
 // kubelet's log line of a fast pass.
 var fastPassRe = regexp.MustCompile(`available=(\d+) threshold="hard memory\.available<(\d+)"`)
 
-// sigtermRe matches a workload hog's log line for the kubelet's SIGTERM.
-var sigtermRe = regexp.MustCompile(`^received terminated at (\S+) with (\d+) MiB taken$`)
-
 // sigtermTaken returns how many MiB a hog had taken when it got the first
 // SIGTERM, and when (by the hog's clock), from its log.
 func sigtermTaken(lines []framework.LogLine, pod string) (int64, time.Time) {
-	for _, l := range lines {
-		if m := sigtermRe.FindStringSubmatch(l.Text); m != nil {
-			at, err := time.Parse(time.RFC3339Nano, m[1])
-			Expect(err).NotTo(HaveOccurred())
-			n, err := strconv.ParseInt(m[2], 10, 64)
-			Expect(err).NotTo(HaveOccurred())
-			return n, at
-		}
+	s, ok := workloadlog.FirstSigterm(framework.Texts(lines))
+	if !ok {
+		Fail(fmt.Sprintf("pod %s never logged a SIGTERM (%d lines)", pod, len(lines)))
 	}
-	Fail(fmt.Sprintf("pod %s never logged a SIGTERM (%d lines)", pod, len(lines)))
-	return 0, time.Time{}
+	n, ok := s.TakenMiB()
+	Expect(ok).To(BeTrue(), "pod %s logged its SIGTERM with %q taken, not a figure in MiB", pod, s.Taken)
+	return n, s.At
 }
 
 // disruptionTime is when the kubelet marked a pod for eviction (its

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/evictkit/evictkit/internal/workloadlog"
 )
 
 // quantityFlag is a flag holding a Kubernetes quantity ("900Mi", "1G").
@@ -113,14 +115,14 @@ func survive() {
 			if u := takenUnit.Load(); u != nil {
 				what = (*u)(taken.Load())
 			}
-			fmt.Printf("received %s at %s with %s taken\n", sig, at.UTC().Format(time.RFC3339Nano), what)
+			fmt.Println(workloadlog.Signal{Name: sig.String(), At: at, Taken: what})
 		}
 	}()
 }
 
 // hold keeps what the hog took until the process is killed (see survive).
 func hold() {
-	fmt.Println("holding until killed")
+	fmt.Println(workloadlog.Holding)
 	for {
 		time.Sleep(time.Hour)
 	}

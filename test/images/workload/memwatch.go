@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/evictkit/evictkit/internal/workloadlog"
 )
 
 // memWatch is the memwatch subcommand: a fast sampler of a memory cgroup
@@ -59,12 +61,12 @@ func memWatch(args []string) error {
 		switch {
 		case !below && avail < level.bytes():
 			below, lowest, lowestAt = true, avail, now
-			fmt.Printf("crossed at %s available %d\n", stamp(now), avail)
+			fmt.Println(workloadlog.Crossing{At: now, Available: avail})
 		case below && avail < lowest:
 			lowest, lowestAt = avail, now
 		case below && avail >= level.bytes():
 			below = false
-			fmt.Printf("recovered at %s available %d\n", stamp(now), avail)
+			fmt.Println(workloadlog.Crossing{Recovered: true, At: now, Available: avail})
 			fmt.Printf("lowest %d at %s\n", lowest, stamp(lowestAt))
 		}
 	}

@@ -35,6 +35,15 @@ type LogLine struct {
 	Text string
 }
 
+// Texts is the lines' text without their timestamps.
+func Texts(lines []LogLine) []string {
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l.Text
+	}
+	return out
+}
+
 // ContainerLog returns the log of a pod's first container, each line with
 // the time the runtime received it.
 func (f *Framework) ContainerLog(ctx context.Context, ns, pod string) ([]LogLine, error) {
