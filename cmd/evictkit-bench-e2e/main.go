@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/evictkit/evictkit/internal/benche2e"
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 func main() {
@@ -36,7 +36,7 @@ func main() {
 func run() error {
 	root, _ := os.Getwd()
 	var (
-		cfg       framework.Config
+		cfg       nodeharness.Config
 		rounds    = flag.Int("runs", 20, "runs of each scenario on each kubelet")
 		scenarios = flag.String("scenarios", "", "comma-separated scenario names (default: all)")
 		out       = flag.String("out", "", "directory for the results and the report (default ROOT/_output/reports)")
@@ -80,13 +80,13 @@ func run() error {
 }
 
 // measure runs the rounds, appending each result to path (a new file).
-func measure(cfg framework.Config, selected []benche2e.Scenario, rounds int, path string) (err error) {
+func measure(cfg nodeharness.Config, selected []benche2e.Scenario, rounds int, path string) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg.Kubelet = framework.KubeletEvictkit
+	cfg.Kubelet = nodeharness.KubeletEvictkit
 	cfg.Suite = "bench-e2e"
 	cfg.LogDir = filepath.Join(cfg.Root, "_output", "logs", "bench-e2e")
-	f, err := framework.New(ctx, cfg)
+	f, err := nodeharness.New(ctx, cfg)
 	if err != nil {
 		return err
 	}
@@ -95,8 +95,8 @@ func measure(cfg framework.Config, selected []benche2e.Scenario, rounds int, pat
 	}
 	// However it ends, the node goes back to our kubelet.
 	defer func() {
-		if f.Kubelet != framework.KubeletEvictkit {
-			err = errors.Join(err, f.UseKubelet(context.WithoutCancel(ctx), framework.KubeletEvictkit))
+		if f.Kubelet != nodeharness.KubeletEvictkit {
+			err = errors.Join(err, f.UseKubelet(context.WithoutCancel(ctx), nodeharness.KubeletEvictkit))
 		}
 	}()
 	// An earlier run's results are kept, named by when they were written.
@@ -127,7 +127,7 @@ func measure(cfg framework.Config, selected []benche2e.Scenario, rounds int, pat
 		for i, s := range selected {
 			// A B, then B A: neither kubelet always runs on a node the other
 			// has just left.
-			order := []string{framework.KubeletUpstream, framework.KubeletEvictkit}
+			order := []string{nodeharness.KubeletUpstream, nodeharness.KubeletEvictkit}
 			if (round+i)%2 == 1 {
 				order[0], order[1] = order[1], order[0]
 			}

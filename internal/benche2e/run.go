@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/evictkit/evictkit/internal/nodeharness"
 	"github.com/evictkit/evictkit/internal/workloadlog"
-	"github.com/evictkit/evictkit/test/node/framework"
 )
 
 // Gates are the evictkit kubelet's alpha gates the benchmark turns on.
@@ -102,7 +102,7 @@ func (r Result) OverEvicted() int { return max(r.Evicted-r.Needed, 0) }
 
 // Runner runs scenarios on one node.
 type Runner struct {
-	F *framework.Framework
+	F *nodeharness.Framework
 	// CgroupV2: the node runs on the unified hierarchy (f.CgroupV2).
 	CgroupV2 bool
 	// Log receives progress lines.
@@ -150,7 +150,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 	sampler := f.Pod("memwatch", []string{"memwatch", "-cgroup", memcg,
 		"-capacity", strconv.FormatInt(obs.MemoryCapacity, 10), "-level", strconv.FormatInt(s.level(obs), 10),
 		"-interval", samplerInterval},
-		framework.PriorityClass("system-node-critical"), framework.HostPathReadOnly("cgroup", "/sys/fs/cgroup"))
+		nodeharness.PriorityClass("system-node-critical"), nodeharness.HostPathReadOnly("cgroup", "/sys/fs/cgroup"))
 	if _, err := f.CreatePod(ctx, ns, sampler); err != nil {
 		return fail(err)
 	}
@@ -164,7 +164,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 			if r.CgroupV2 {
 				c.KernelMemcgNotification = true
 			}
-			if f.Kubelet == framework.KubeletEvictkit {
+			if f.Kubelet == nodeharness.KubeletEvictkit {
 				c.FeatureGates = maps.Clone(c.FeatureGates)
 				if c.FeatureGates == nil {
 					c.FeatureGates = map[string]bool{}
@@ -190,7 +190,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 	hogs := s.pods(f)
 	// The kubelet removes an evicted pod's containers and their logs at
 	// once: what the hogs log is followed from the start.
-	logs := map[string]*framework.LogFollower{}
+	logs := map[string]*nodeharness.LogFollower{}
 	for _, p := range hogs {
 		if _, err := f.CreatePod(ctx, ns, p); err != nil {
 			return fail(err)
@@ -229,7 +229,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 }
 
 // endedHogs lists the hogs that are no longer running.
-func endedHogs(ctx context.Context, f *framework.Framework, ns string, hogs []*corev1.Pod) ([]string, error) {
+func endedHogs(ctx context.Context, f *nodeharness.Framework, ns string, hogs []*corev1.Pod) ([]string, error) {
 	pods, err := f.Pods(ctx, ns)
 	if err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ func isHog(name string, hogs []*corev1.Pod) bool {
 
 // collect fills in the measurements from the sampler's and the hogs' logs
 // and the hogs' statuses.
-func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, logs map[string]*framework.LogFollower, res *Result) error {
+func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, logs map[string]*nodeharness.LogFollower, res *Result) error {
 	f := r.F
 	lines, err := f.ContainerLog(ctx, ns, "memwatch")
 	if err != nil {
@@ -293,7 +293,7 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 		switch {
 		case oomKilled(&p):
 			res.OOMKilled++
-		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == framework.EvictedReason:
+		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == nodeharness.EvictedReason:
 			res.Evicted++
 		}
 		hl, err := logs[p.Name].Lines()
@@ -305,7 +305,7 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 			}
 			return fmt.Errorf("pod %s: %w", p.Name, err)
 		}
-		if s, ok := workloadlog.FirstSigterm(framework.Texts(hl)); ok {
+		if s, ok := workloadlog.FirstSigterm(nodeharness.Texts(hl)); ok {
 			if res.FirstKill.IsZero() || s.At.Before(res.FirstKill) {
 				res.FirstKill = s.At
 				res.TakenAtKill, _ = s.TakenMiB()
@@ -352,7 +352,7 @@ func oomKilled(p *corev1.Pod) bool {
 }
 
 // waitLog waits until a pod's log has a line starting with prefix.
-func waitLog(ctx context.Context, f *framework.Framework, ns, pod, prefix string) error {
+func waitLog(ctx context.Context, f *nodeharness.Framework, ns, pod, prefix string) error {
 	var last string
 	err := wait.PollUntilContextTimeout(ctx, poll, startTimeout, true, func(ctx context.Context) (bool, error) {
 		lines, err := f.ContainerLog(ctx, ns, pod)
@@ -360,7 +360,7 @@ func waitLog(ctx context.Context, f *framework.Framework, ns, pod, prefix string
 			last = err.Error()
 			return false, nil
 		}
-		return slices.ContainsFunc(lines, func(l framework.LogLine) bool { return strings.HasPrefix(l.Text, prefix) }), nil
+		return slices.ContainsFunc(lines, func(l nodeharness.LogLine) bool { return strings.HasPrefix(l.Text, prefix) }), nil
 	})
 	if err != nil {
 		return fmt.Errorf("pod %s/%s did not log %q within %s (%s): %w", ns, pod, prefix, startTimeout, last, err)

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 // Scenario is one benchmark scenario: thresholds set relative to what the
@@ -54,30 +54,30 @@ var Scenarios = []Scenario{
 	{
 		Name:   "latency-200Mi",
 		What:   "one hog growing at 200 MiB/s crosses memory.available 600 MiB above where it started: time from the crossing (sampler) to the kill's SIGTERM (hog)",
-		Margin: 600 * framework.Mi,
+		Margin: 600 * nodeharness.Mi,
 		Hogs:   []Hog{{Name: "hog", Size: "2500Mi", Rate: "200Mi"}},
 		Needed: 1,
 	},
 	{
 		Name:   "latency-1Gi",
 		What:   "the same at 1 GiB/s",
-		Margin: 600 * framework.Mi,
+		Margin: 600 * nodeharness.Mi,
 		Hogs:   []Hog{{Name: "hog", Size: "3000Mi", Rate: "1Gi"}},
 		Needed: 1,
 	},
 	{
 		Name:            "oom",
 		What:            "a hog at 1 GiB/s under a kubepods limit 700 MiB above the pods' use, threshold 400 MiB above it (allocatableMemory.available 300Mi): runs in which the kernel OOM killer ended the hog before the kubelet did",
-		Margin:          400 * framework.Mi,
+		Margin:          400 * nodeharness.Mi,
 		Allocatable:     true,
-		AllocatableRoom: 700 * framework.Mi,
+		AllocatableRoom: 700 * nodeharness.Mi,
 		Hogs:            []Hog{{Name: "hog", Size: "1500Mi", Rate: "1Gi"}},
 		Needed:          1,
 	},
 	{
 		Name:      "relief-k3",
 		What:      "four hogs of 300 MiB hold 1200 MiB when a threshold 450 MiB above the start is set: three must go; time from the first kill to the signal's recovery, and pods evicted beyond the three",
-		Margin:    450 * framework.Mi,
+		Margin:    450 * nodeharness.Mi,
 		HoldFirst: true,
 		Hogs: []Hog{
 			{Name: "hog-a", Size: "330Mi", Rate: "200Mi"},
@@ -100,38 +100,38 @@ func ScenarioByName(name string) (Scenario, error) {
 }
 
 // configure sets the scenario's thresholds from the observations.
-func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
 	if !s.Allocatable {
-		c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-			"memory.available": framework.Quantity(o.MemoryAvailable - s.Margin),
+		c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+			"memory.available": nodeharness.Quantity(o.MemoryAvailable - s.Margin),
 		})
 		return
 	}
 	// The kubepods limit is capacity − kubeReserved; allocatableMemory.available
 	// is measured against it, with memory.available's hard threshold.
 	threshold := s.AllocatableRoom - s.Margin
-	c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": framework.Quantity(threshold)})
+	c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{"memory.available": nodeharness.Quantity(threshold)})
 	c.EnforceNodeAllocatable = []string{"pods"}
-	c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
-		"memory": framework.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - s.AllocatableRoom),
+	c.KubeReserved = nodeharness.WithThresholds(c.KubeReserved, map[string]string{
+		"memory": nodeharness.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - s.AllocatableRoom),
 	})
 }
 
 // level is the node's memory.available level the sampler watches: where the
 // threshold is met (for the allocatable scenario, none: the sampler still
 // records the low point).
-func (s Scenario) level(o framework.Observations) int64 {
+func (s Scenario) level(o nodeharness.Observations) int64 {
 	return o.MemoryAvailable - s.Margin
 }
 
 // pods are the scenario's hog pods on f's node. Every hog stops growing at
 // the first SIGTERM: a kernel OOM kill then means the kubelet acted late.
-func (s Scenario) pods(f *framework.Framework) []*corev1.Pod {
+func (s Scenario) pods(f *nodeharness.Framework) []*corev1.Pod {
 	var out []*corev1.Pod
 	for _, h := range s.Hogs {
 		out = append(out, f.Pod(h.Name, []string{"memory", "-size", h.Size, "-rate", h.Rate, "-freeze-on-term"},
 			// A kubelet that restarts under pressure must not reject them.
-			framework.Tolerate("node.kubernetes.io/memory-pressure")))
+			nodeharness.Tolerate("node.kubernetes.io/memory-pressure")))
 	}
 	return out
 }

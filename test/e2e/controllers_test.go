@@ -15,7 +15,8 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 // softGrace is how long the soft memory threshold must be met before the
@@ -33,8 +34,8 @@ var _ = Describe("Controllers and disruption budgets under node pressure", Label
 	// Failed with reason Evicted: the pod garbage collector only removes
 	// terminated pods above its threshold (12500 by default).
 	It("evicts a Deployment's pod despite a budget that allows no disruption, and the replacement runs on the other worker", func(ctx SpecContext) {
-		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-			c.EvictionSoft = map[string]string{"memory.available": framework.Quantity(o.MemoryAvailable - 400*framework.Mi)}
+		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+			c.EvictionSoft = map[string]string{"memory.available": nodeharness.Quantity(o.MemoryAvailable - 400*nodeharness.Mi)}
 			c.EvictionSoftGracePeriod = map[string]string{"memory.available": softGrace.String()}
 			c.EvictionMaxPodGracePeriod = 0
 		})
@@ -55,7 +56,7 @@ var _ = Describe("Controllers and disruption budgets under node pressure", Label
 		By("creating the Deployment on the pressured worker (the spare one tainted for a moment)")
 		var first *corev1.Pod
 		withNodeTainted(ctx, spare, func() {
-			tmpl := pressured.Pod("hog", framework.MemoryHog("600Mi"), framework.Scheduled(), framework.GracePeriod(1))
+			tmpl := pressured.Pod("hog", nodeharness.MemoryHog("600Mi"), nodeharness.Scheduled(), nodeharness.GracePeriod(1))
 			maps.Copy(tmpl.Labels, labels)
 			tmpl.Spec.RestartPolicy = corev1.RestartPolicyAlways
 			_, err := pressured.Client.AppsV1().Deployments(ns).Create(ctx, &appsv1.Deployment{
@@ -73,7 +74,7 @@ var _ = Describe("Controllers and disruption budgets under node pressure", Label
 				g.Expect(pods).To(HaveLen(1))
 				g.Expect(pods[0].Spec.NodeName).To(Equal(pressured.Node))
 				first = &pods[0]
-			}).WithTimeout(scheduleTimeout).WithPolling(poll).Should(Succeed())
+			}).WithTimeout(scheduleTimeout).WithPolling(suite.Poll).Should(Succeed())
 		})
 
 		By("checking the budget allows no disruption while the pod is healthy")
@@ -82,19 +83,19 @@ var _ = Describe("Controllers and disruption budgets under node pressure", Label
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(pdb.Status.CurrentHealthy).To(BeEquivalentTo(1))
 			g.Expect(pdb.Status.DisruptionsAllowed).To(BeEquivalentTo(0))
-		}).WithTimeout(scheduleTimeout).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(scheduleTimeout).WithPolling(suite.Poll).Should(Succeed())
 
 		By("waiting for MemoryPressure and its taint, then the eviction")
 		Eventually(ctx, func(g Gomega) {
 			n, err := pressured.GetNode(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(framework.HasCondition(n, corev1.NodeMemoryPressure)).To(BeTrue(), "no MemoryPressure yet")
-			g.Expect(framework.HasTaint(n, corev1.TaintNodeMemoryPressure, corev1.TaintEffectNoSchedule)).To(BeTrue(), "no taint yet")
-		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+			g.Expect(nodeharness.HasCondition(n, corev1.NodeMemoryPressure)).To(BeTrue(), "no MemoryPressure yet")
+			g.Expect(nodeharness.HasTaint(n, corev1.TaintNodeMemoryPressure, corev1.TaintEffectNoSchedule)).To(BeTrue(), "no taint yet")
+		}).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
 		Eventually(ctx, func(g Gomega) {
 			p := getPod(ctx, g, ns, first.Name)
-			g.Expect(framework.CheckEvictedStatus(p)).To(Succeed())
-		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+			g.Expect(nodeharness.CheckEvictedStatus(p)).To(Succeed())
+		}).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
 
 		By("waiting for the replacement to run on the spare worker")
 		Eventually(ctx, func(g Gomega) {
@@ -108,19 +109,19 @@ var _ = Describe("Controllers and disruption budgets under node pressure", Label
 				}
 				// A replacement must never be placed on the tainted worker.
 				g.Expect(p.Spec.NodeName).NotTo(Equal(pressured.Node), "replacement %s placed on the pressured worker", p.Name)
-				if framework.IsRunning(p) && p.Spec.NodeName == spare.Node {
+				if nodeharness.IsRunning(p) && p.Spec.NodeName == spare.Node {
 					running = append(running, p.Name)
 				}
 			}
 			g.Expect(running).To(HaveLen(1), "running replacements on %s", spare.Node)
-		}).WithTimeout(scheduleTimeout).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(scheduleTimeout).WithPolling(suite.Poll).Should(Succeed())
 
 		By("waiting for the pressure to clear")
-		Eventually(ctx, pressured.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
+		Eventually(ctx, pressured.NodePressures).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).Should(BeEmpty())
 
 		By("checking the evicted pod object is still there, Failed and Evicted")
 		p := getPod(ctx, Default, ns, first.Name)
-		Expect(framework.CheckEvictedStatus(p)).To(Succeed())
+		Expect(nodeharness.CheckEvictedStatus(p)).To(Succeed())
 	})
 })
 
@@ -130,7 +131,7 @@ const e2eTaint = "evictkit.dev/e2e-hold"
 
 // withNodeTainted runs fn while w's node has e2eTaint (NoSchedule). The
 // taint is removed when fn returns, and in any case when the spec ends.
-func withNodeTainted(ctx context.Context, w *framework.Framework, fn func()) {
+func withNodeTainted(ctx context.Context, w *nodeharness.Framework, fn func()) {
 	set := func(ctx context.Context, on bool) error {
 		n, err := w.GetNode(ctx)
 		if err != nil {
@@ -150,9 +151,9 @@ func withNodeTainted(ctx context.Context, w *framework.Framework, fn func()) {
 		return err
 	}
 	DeferCleanup(func(ctx SpecContext) {
-		Eventually(ctx, set).WithArguments(false).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+		Eventually(ctx, set).WithArguments(false).WithTimeout(time.Minute).WithPolling(suite.Poll).Should(Succeed())
 	}, NodeTimeout(2*time.Minute))
-	Eventually(ctx, set).WithArguments(true).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+	Eventually(ctx, set).WithArguments(true).WithTimeout(time.Minute).WithPolling(suite.Poll).Should(Succeed())
 	fn()
-	Eventually(ctx, set).WithArguments(false).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+	Eventually(ctx, set).WithArguments(false).WithTimeout(time.Minute).WithPolling(suite.Poll).Should(Succeed())
 }

@@ -14,7 +14,8 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 var _ = Describe("DaemonSet pods under node pressure", Label("Controllers", "DaemonSet", "Memory", "Serial"), func() {
@@ -29,14 +30,14 @@ var _ = Describe("DaemonSet pods under node pressure", Label("Controllers", "Dae
 	// pressure is over, the node's daemon pod runs and stays. The spare
 	// worker's daemon pod is never touched.
 	It("evicts the daemon pod, the controller replaces it on the same node, and it runs once the pressure is over", func(ctx SpecContext) {
-		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-			c.EvictionHard = framework.WithThresholds(c.EvictionHard, memoryHold.threshold(o))
+		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+			c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, memoryHold.threshold(o))
 		})
 
 		ns := createNamespace(ctx, "daemonset")
 		labels := map[string]string{"app": "daemon"}
 		By("creating a DaemonSet of idle BestEffort pods on both workers")
-		tmpl := pressured.Pod("daemon", []string{"sleep"}, framework.Scheduled(), framework.GracePeriod(1))
+		tmpl := pressured.Pod("daemon", []string{"sleep"}, nodeharness.Scheduled(), nodeharness.GracePeriod(1))
 		maps.Copy(tmpl.Labels, labels)
 		tmpl.Spec.RestartPolicy = corev1.RestartPolicyAlways
 		tmpl.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
@@ -60,13 +61,13 @@ var _ = Describe("DaemonSet pods under node pressure", Label("Controllers", "Dae
 			g.Expect(err).NotTo(HaveOccurred())
 			clear(daemons)
 			for i := range pods {
-				if framework.IsRunning(&pods[i]) {
+				if nodeharness.IsRunning(&pods[i]) {
 					daemons[pods[i].Spec.NodeName] = &pods[i]
 				}
 			}
 			g.Expect(daemons).To(HaveKey(pressured.Node))
 			g.Expect(daemons).To(HaveKey(spare.Node))
-		}).WithTimeout(scheduleTimeout).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(scheduleTimeout).WithPolling(suite.Poll).Should(Succeed())
 		first, onSpare := daemons[pressured.Node], daemons[spare.Node]
 		Expect(first.Spec.Tolerations).To(ContainElement(SatisfyAll(
 			HaveField("Key", corev1.TaintNodeMemoryPressure),
@@ -82,11 +83,11 @@ var _ = Describe("DaemonSet pods under node pressure", Label("Controllers", "Dae
 		// event outlives the pod.
 		By("waiting for the kubelet's Evicted event of the daemon pod")
 		Eventually(ctx, func(g Gomega) {
-			events, err := pressured.PodEvents(ctx, ns, first.Name, framework.EvictedReason)
+			events, err := pressured.PodEvents(ctx, ns, first.Name, nodeharness.EvictedReason)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(events).To(ContainElement(HaveField("Message", HavePrefix("The node was low on resource: memory"))),
 				"no eviction event of %s", first.Name)
-		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
 
 		By("checking the controller deletes the evicted pod and makes another for the same node, which the kubelet admits")
 		Eventually(ctx, func(g Gomega) {
@@ -102,16 +103,16 @@ var _ = Describe("DaemonSet pods under node pressure", Label("Controllers", "Dae
 				}
 				// Admitted: running, or since evicted (an admission
 				// rejection has no DisruptionTarget condition).
-				if framework.IsRunning(p) || framework.CheckEvictedStatus(p) == nil {
+				if nodeharness.IsRunning(p) || nodeharness.CheckEvictedStatus(p) == nil {
 					admitted = append(admitted, p.UID)
 				}
 			}
 			g.Expect(admitted).NotTo(BeEmpty(), "no replacement daemon pod admitted on %s", pressured.Node)
-		}).WithTimeout(pressureTimeout).WithPolling(time.Second).Should(Succeed())
+		}).WithTimeout(suite.PressureTimeout).WithPolling(time.Second).Should(Succeed())
 
 		By("ending the pressure")
 		Expect(pressured.Client.CoreV1().Pods(ns).Delete(ctx, "holder", metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0)})).To(Succeed())
-		Eventually(ctx, pressured.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
+		Eventually(ctx, pressured.NodePressures).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).Should(BeEmpty())
 
 		By("checking a daemon pod runs on the pressured worker and stays, and the spare worker's was never touched")
 		daemonRuns := func(g Gomega) {
@@ -119,17 +120,17 @@ var _ = Describe("DaemonSet pods under node pressure", Label("Controllers", "Dae
 			g.Expect(err).NotTo(HaveOccurred())
 			running := 0
 			for i := range pods {
-				if pods[i].Spec.NodeName == pressured.Node && pods[i].Labels["app"] == "daemon" && framework.IsRunning(&pods[i]) {
+				if pods[i].Spec.NodeName == pressured.Node && pods[i].Labels["app"] == "daemon" && nodeharness.IsRunning(&pods[i]) {
 					running++
 				}
 			}
 			g.Expect(running).To(Equal(1), "running daemon pods on %s", pressured.Node)
 			p := getPod(ctx, g, ns, onSpare.Name)
 			g.Expect(p.UID).To(Equal(onSpare.UID))
-			g.Expect(p).To(Satisfy(framework.IsRunning), framework.DescribePod(p))
+			g.Expect(p).To(Satisfy(nodeharness.IsRunning), nodeharness.DescribePod(p))
 		}
 		// The controller's backoff after the last eviction can take a while.
-		Eventually(ctx, daemonRuns).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
-		Consistently(ctx, daemonRuns).WithTimeout(2 * monitoringInterval).WithPolling(poll).Should(Succeed())
+		Eventually(ctx, daemonRuns).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
+		Consistently(ctx, daemonRuns).WithTimeout(2 * suite.MonitoringInterval).WithPolling(suite.Poll).Should(Succeed())
 	})
 })

@@ -8,7 +8,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "Serial"), func() {
@@ -31,17 +32,17 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 	// that saw it again, and bounds it by two monitoring intervals: the
 	// restarted kubelet's first passes.
 	It("reports MemoryPressure again within two monitoring intervals of losing it, and evicts nothing twice", func(ctx SpecContext) {
-		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-			c.EvictionHard = framework.WithThresholds(c.EvictionHard, memoryHold.threshold(o))
+		configurePressured(ctx, func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+			c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, memoryHold.threshold(o))
 		})
 
 		ns := createNamespace(ctx, "restart")
 		By("starting an evictable pod, then the critical pod that holds the pressure")
-		_, err := pressured.CreatePod(ctx, ns, pressured.Pod("victim", []string{"sleep"}, framework.PriorityClass(framework.LowPriority)))
+		_, err := pressured.CreatePod(ctx, ns, pressured.Pod("victim", []string{"sleep"}, nodeharness.PriorityClass(nodeharness.LowPriority)))
 		Expect(err).NotTo(HaveOccurred())
 		Eventually(ctx, func(g Gomega) {
-			g.Expect(getPod(ctx, g, ns, "victim")).To(Satisfy(framework.IsRunning))
-		}).WithTimeout(scheduleTimeout).WithPolling(poll).Should(Succeed())
+			g.Expect(getPod(ctx, g, ns, "victim")).To(Satisfy(nodeharness.IsRunning))
+		}).WithTimeout(scheduleTimeout).WithPolling(suite.Poll).Should(Succeed())
 		_, err = pressured.CreatePod(ctx, ns, memoryHold.holder())
 		Expect(err).NotTo(HaveOccurred())
 
@@ -50,11 +51,11 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 		Eventually(ctx, func(g Gomega) {
 			n, err := pressured.GetNode(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			s, ok := nodeharness.TrueSince(n, corev1.NodeMemoryPressure)
 			g.Expect(ok).To(BeTrue(), "no MemoryPressure yet")
 			since = s
-			g.Expect(framework.CheckEvictedStatus(getPod(ctx, g, ns, "victim"))).To(Succeed())
-		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+			g.Expect(nodeharness.CheckEvictedStatus(getPod(ctx, g, ns, "victim"))).To(Succeed())
+		}).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
 		expectEvictedEvents(ctx, ns, "victim", 1)
 
 		By("restarting the kubelet under the lasting pressure")
@@ -76,7 +77,7 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 			}
 			n, err := pressured.GetNode(ctx)
 			Expect(err).NotTo(HaveOccurred())
-			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			s, ok := nodeharness.TrueSince(n, corev1.NodeMemoryPressure)
 			switch {
 			case (!ok || !s.Equal(since)) && lostAt.IsZero():
 				lostAt = time.Now()
@@ -98,10 +99,10 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 		Eventually(ctx, func(g Gomega) {
 			n, err := pressured.GetNode(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			s, ok := nodeharness.TrueSince(n, corev1.NodeMemoryPressure)
 			g.Expect(ok).To(BeTrue(), "no MemoryPressure since the restart")
 			back = s
-		}).WithTimeout(2 * monitoringInterval).WithPolling(time.Second).Should(Succeed())
+		}).WithTimeout(2 * suite.MonitoringInterval).WithPolling(time.Second).Should(Succeed())
 		GinkgoWriter.Printf("MemoryPressure True since %s (restart done %s, first True %s)\n", back, restarted, since)
 		if !lostAt.IsZero() {
 			if backAt.IsZero() {
@@ -109,16 +110,16 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 			}
 			gap := backAt.Sub(lostAt)
 			GinkgoWriter.Printf("MemoryPressure missing from the node's status for at most %s\n", gap.Round(time.Second))
-			Expect(gap).To(BeNumerically("<=", 2*monitoringInterval), "the node went %s without MemoryPressure True", gap.Round(time.Second))
+			Expect(gap).To(BeNumerically("<=", 2*suite.MonitoringInterval), "the node went %s without MemoryPressure True", gap.Round(time.Second))
 		}
 		Consistently(ctx, func(g Gomega) {
 			n, err := pressured.GetNode(ctx)
 			g.Expect(err).NotTo(HaveOccurred())
-			s, ok := framework.TrueSince(n, corev1.NodeMemoryPressure)
+			s, ok := nodeharness.TrueSince(n, corev1.NodeMemoryPressure)
 			g.Expect(ok).To(BeTrue(), "MemoryPressure went away after the restart")
 			g.Expect(s).To(BeTemporally("==", back), "MemoryPressure went away and came back")
-			g.Expect(getPod(ctx, g, ns, "holder")).To(Satisfy(framework.IsRunning), "the critical holder")
-		}).WithTimeout(2 * monitoringInterval).WithPolling(poll).Should(Succeed())
+			g.Expect(getPod(ctx, g, ns, "holder")).To(Satisfy(nodeharness.IsRunning), "the critical holder")
+		}).WithTimeout(2 * suite.MonitoringInterval).WithPolling(suite.Poll).Should(Succeed())
 		expectEvictedEvents(ctx, ns, "victim", 1)
 	})
 })
@@ -127,11 +128,11 @@ var _ = Describe("Kubelet restart under pressure", Label("Restart", "Memory", "S
 // recorded once.
 func expectEvictedEvents(ctx SpecContext, ns, pod string, want int) {
 	Eventually(ctx, func(g Gomega) {
-		events, err := pressured.PodEvents(ctx, ns, pod, framework.EvictedReason)
+		events, err := pressured.PodEvents(ctx, ns, pod, nodeharness.EvictedReason)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(events).To(HaveLen(want), "Evicted events of %s", pod)
 		for _, e := range events {
 			g.Expect(e.Count).To(BeNumerically("<=", 1), "event %s of %s recorded %d times", e.Name, pod, e.Count)
 		}
-	}).WithTimeout(time.Minute).WithPolling(poll).Should(Succeed())
+	}).WithTimeout(time.Minute).WithPolling(suite.Poll).Should(Succeed())
 }

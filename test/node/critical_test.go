@@ -9,7 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memory", "Critical", "Serial"), func() {
@@ -28,16 +29,16 @@ var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memor
 			resource:             "memory",
 			offenders:            true,
 			configureOnceHolding: true,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": framework.Quantity(o.MemoryAvailable - 500*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": nodeharness.Quantity(o.MemoryAvailable - 500*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", framework.MemoryHog("400Mi"), framework.PriorityClass(framework.LowPriority))},
-					{order: 0, pod: f.Pod("critical-hog", framework.MemoryHog("400Mi"), framework.PriorityClass("system-node-critical"))},
-					{order: 0, static: true, pod: f.Pod("static-hog", framework.MemoryHog("400Mi"))},
+					{order: 1, pod: f.Pod("low-hog", nodeharness.MemoryHog("400Mi"), nodeharness.PriorityClass(nodeharness.LowPriority))},
+					{order: 0, pod: f.Pod("critical-hog", nodeharness.MemoryHog("400Mi"), nodeharness.PriorityClass("system-node-critical"))},
+					{order: 0, static: true, pod: f.Pod("static-hog", nodeharness.MemoryHog("400Mi"))},
 				}
 			},
 			afterEvictions: func(ctx SpecContext, ns string) {
@@ -45,15 +46,15 @@ var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memor
 				Consistently(ctx, func(g Gomega) {
 					n, err := f.GetNode(ctx)
 					g.Expect(err).NotTo(HaveOccurred())
-					g.Expect(framework.HasCondition(n, corev1.NodeMemoryPressure)).To(BeTrue(), "the critical hogs still hold the memory")
+					g.Expect(nodeharness.HasCondition(n, corev1.NodeMemoryPressure)).To(BeTrue(), "the critical hogs still hold the memory")
 					pods, err := f.Pods(ctx, ns)
 					g.Expect(err).NotTo(HaveOccurred())
 					for i := range pods {
 						if pods[i].Name != "low-hog" {
-							g.Expect(&pods[i]).To(Satisfy(framework.IsRunning), framework.DescribePod(&pods[i]))
+							g.Expect(&pods[i]).To(Satisfy(nodeharness.IsRunning), nodeharness.DescribePod(&pods[i]))
 						}
 					}
-				}).WithTimeout(40 * time.Second).WithPolling(poll).Should(Succeed())
+				}).WithTimeout(40 * time.Second).WithPolling(suite.Poll).Should(Succeed())
 				By("removing the critical hogs")
 				Expect(f.DeleteStaticPod(ctx, "static-hog")).To(Succeed())
 				Expect(f.Client.CoreV1().Pods(ns).Delete(ctx, "critical-hog", metav1.DeleteOptions{})).To(Succeed())

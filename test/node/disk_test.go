@@ -9,7 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 // pruneImages leaves the node only images in use, pinned, or the addons',
@@ -30,16 +31,16 @@ func pruneImages(ctx context.Context) {
 // off by hundreds of MiB.
 func waitFsStatsCurrent(ctx context.Context) {
 	By("waiting for the kubelet's filesystem figures to catch up with the filesystems")
-	Eventually(ctx, f.FsStatsCurrent).WithTimeout(2 * time.Minute).WithPolling(poll).Should(Succeed())
+	Eventually(ctx, f.FsStatsCurrent).WithTimeout(2 * time.Minute).WithPolling(suite.Poll).Should(Succeed())
 }
 
 // idleDiskPod writes nothing and requests 10Mi of ephemeral storage, which
 // it stays under: the kubelet ranks pods over their request first, so the
 // idle pod comes after every writer even while the kubelet's volume usage
 // figures (refreshed about once a minute) still show the writers near zero.
-func idleDiskPod(opts ...framework.PodOption) *corev1.Pod {
-	return f.Pod("idle", []string{"sleep"}, append([]framework.PodOption{
-		framework.EmptyDir("/scratch", "", ""), framework.EphemeralStorage("10Mi", ""),
+func idleDiskPod(opts ...nodeharness.PodOption) *corev1.Pod {
+	return f.Pod("idle", []string{"sleep"}, append([]nodeharness.PodOption{
+		nodeharness.EmptyDir("/scratch", "", ""), nodeharness.EphemeralStorage("10Mi", ""),
 	}, opts...)...)
 }
 
@@ -54,14 +55,14 @@ var _ = Describe("Node filesystem pressure", Label("Eviction", "Disk", "Serial",
 			signal:    "nodefs.available",
 			resource:  "ephemeral-storage",
 			prepare:   pruneImages,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 200*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.available": nodeharness.Quantity(o.NodeFsAvailable - 200*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", framework.DiskHog("/scratch", "350Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 1, pod: f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"), nodeharness.EmptyDir("/scratch", "", ""))},
 					{order: 0, pod: idleDiskPod()},
 				}
 			},
@@ -82,17 +83,17 @@ var _ = Describe("Inode pressure", Label("Eviction", "Disk", "Serial"), func() {
 			signal:    "nodefs.inodesFree",
 			resource:  "inodes",
 			prepare:   pruneImages,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.inodesFree": framework.Quantity(o.NodeFsInodesFree - 3000),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.inodesFree": nodeharness.Quantity(o.NodeFsInodesFree - 3000),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
 					{order: 1, pod: f.Pod("inode-hog", []string{"inodes", "-dir", "/scratch", "-count", "5000", "-rate", "300"},
-						framework.EmptyDir("/scratch", "", ""))},
-					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.EmptyDir("/scratch", "", ""),
-						framework.PriorityClass(framework.HighPriority))},
+						nodeharness.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: f.Pod("idle", []string{"sleep"}, nodeharness.EmptyDir("/scratch", "", ""),
+						nodeharness.PriorityClass(nodeharness.HighPriority))},
 				}
 			},
 		})
@@ -110,17 +111,17 @@ var _ = Describe("Node filesystem pressure with priority ordering", Label("Evict
 			signal:    "nodefs.available",
 			resource:  "ephemeral-storage",
 			prepare:   pruneImages,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 150*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.available": nodeharness.Quantity(o.NodeFsAvailable - 150*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", framework.DiskHog("/scratch", "250Mi"),
-						framework.PriorityClass(framework.LowPriority), framework.EmptyDir("/scratch", "", ""))},
-					{order: 2, pod: f.Pod("default-hog", framework.DiskHog("/scratch", "250Mi"), framework.EmptyDir("/scratch", "", ""))},
-					{order: 0, pod: idleDiskPod(framework.PriorityClass(framework.HighPriority))},
+					{order: 1, pod: f.Pod("low-hog", nodeharness.DiskHog("/scratch", "250Mi"),
+						nodeharness.PriorityClass(nodeharness.LowPriority), nodeharness.EmptyDir("/scratch", "", ""))},
+					{order: 2, pod: f.Pod("default-hog", nodeharness.DiskHog("/scratch", "250Mi"), nodeharness.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: idleDiskPod(nodeharness.PriorityClass(nodeharness.HighPriority))},
 				}
 			},
 		})
@@ -140,18 +141,18 @@ var _ = Describe("Minimum reclaim", Label("Eviction", "Disk", "Serial"), func() 
 			signal:    "nodefs.available",
 			resource:  "ephemeral-storage",
 			prepare:   pruneImages,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 300*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.available": nodeharness.Quantity(o.NodeFsAvailable - 300*nodeharness.Mi),
 				})
 				c.EvictionMinimumReclaim = map[string]string{"nodefs.available": "200Mi"}
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", framework.DiskHog("/scratch", "200Mi"),
-						framework.PriorityClass(framework.LowPriority), framework.EmptyDir("/scratch", "", ""))},
-					{order: 2, pod: f.Pod("default-hog", framework.DiskHog("/scratch", "150Mi"), framework.EmptyDir("/scratch", "", ""))},
-					{order: 0, pod: idleDiskPod(framework.PriorityClass(framework.HighPriority))},
+					{order: 1, pod: f.Pod("low-hog", nodeharness.DiskHog("/scratch", "200Mi"),
+						nodeharness.PriorityClass(nodeharness.LowPriority), nodeharness.EmptyDir("/scratch", "", ""))},
+					{order: 2, pod: f.Pod("default-hog", nodeharness.DiskHog("/scratch", "150Mi"), nodeharness.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: idleDiskPod(nodeharness.PriorityClass(nodeharness.HighPriority))},
 				}
 			},
 		})

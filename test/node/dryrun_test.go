@@ -9,7 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 // wouldEvictReason is the reason of the event a dry run records
@@ -30,13 +31,13 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 		expectControlFailure("no WouldEvict event")
 		start := time.Now()
 		By("waiting until the node has no pressure condition")
-		Eventually(ctx, f.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
+		Eventually(ctx, f.NodePressures).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).Should(BeEmpty())
 		obs, err := f.Observe(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		By("setting a memory threshold with EvictionDryRun on")
 		setKubeletConfig(ctx, map[string]bool{"EvictionDryRun": true}, func(c *kubeletconfig.KubeletConfiguration) {
-			c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-				"memory.available": framework.Quantity(obs.MemoryAvailable - 400*framework.Mi),
+			c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+				"memory.available": nodeharness.Quantity(obs.MemoryAvailable - 400*nodeharness.Mi),
 			})
 		})
 		kubelet, err := f.KubeletProcess(ctx)
@@ -50,7 +51,7 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 		// The Guaranteed pod first, in the kubelet's stats before the hog
 		// starts: a pod without stats ranks first, and on the slow cgroup
 		// v2 VM node the kubelet once would have evicted it first.
-		_, err = f.CreatePod(ctx, ns, f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")))
+		_, err = f.CreatePod(ctx, ns, f.Pod("guaranteed", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi")))
 		Expect(err).NotTo(HaveOccurred())
 		waitShown(ctx, ns, "guaranteed", 1)
 		hog := f.Pod("hog", []string{"memory", "-size", "700Mi", "-rate", "100Mi"})
@@ -64,14 +65,14 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 			g.Expect(err).NotTo(HaveOccurred())
 			if len(would) == 0 {
 				// A kubelet that evicts will never say it would.
-				evicted, err := f.PodEvents(ctx, ns, "hog", framework.EvictedReason)
+				evicted, err := f.PodEvents(ctx, ns, "hog", nodeharness.EvictedReason)
 				g.Expect(err).NotTo(HaveOccurred())
 				if len(evicted) > 0 {
 					StopTrying("no WouldEvict event: the kubelet evicted the hog: " + evicted[0].Message).Now()
 				}
 			}
 			g.Expect(would).NotTo(BeEmpty(), "no WouldEvict event yet")
-		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
 		ev := would[0]
 		GinkgoWriter.Printf("WouldEvict: %s %v\n", ev.Message, ev.Annotations)
 		Expect(ev.Type).To(Equal(corev1.EventTypeWarning))
@@ -83,25 +84,25 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 		Consistently(ctx, func(g Gomega) {
 			node, err := f.Client.CoreV1().Nodes().Get(ctx, f.Node, metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(framework.IsReady(node)).To(BeTrue(), "node not Ready")
-			g.Expect(framework.Pressures(node)).To(BeEmpty(), "a dry run reported a pressure condition")
+			g.Expect(nodeharness.IsReady(node)).To(BeTrue(), "node not Ready")
+			g.Expect(nodeharness.Pressures(node)).To(BeEmpty(), "a dry run reported a pressure condition")
 			pods, err := f.Pods(ctx, ns)
 			g.Expect(err).NotTo(HaveOccurred())
 			for i := range pods {
 				p := &pods[i]
-				g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), framework.DescribePod(p))
+				g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), nodeharness.DescribePod(p))
 				for _, cs := range p.Status.ContainerStatuses {
-					g.Expect(cs.RestartCount).To(BeZero(), framework.DescribePod(p))
+					g.Expect(cs.RestartCount).To(BeZero(), nodeharness.DescribePod(p))
 				}
 			}
-			evicted, err := f.PodEvents(ctx, ns, "hog", framework.EvictedReason)
+			evicted, err := f.PodEvents(ctx, ns, "hog", nodeharness.EvictedReason)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(evicted).To(BeEmpty(), "a dry run recorded an Evicted event")
 			again, err := f.PodEvents(ctx, ns, "hog", wouldEvictReason)
 			g.Expect(err).NotTo(HaveOccurred())
 			g.Expect(again).To(HaveLen(1))
 			g.Expect(again[0].Count).To(BeNumerically("<=", 1), "the standing decision was reported again")
-		}).WithTimeout(dryRunHold).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(dryRunHold).WithPolling(suite.Poll).Should(Succeed())
 
 		By("checking the hog holds its memory, so the threshold stayed met")
 		Expect(holding(ctx, ns, "hog")).To(BeTrue(), "the hog never reached its size")
@@ -128,15 +129,15 @@ var _ = Describe("Dry run", Label("Eviction", "Memory", "DryRun", "Alpha", "Seri
 			p, err := f.Client.CoreV1().Pods(ns).Get(ctx, "besteffort", metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
 			if p.Status.Phase == corev1.PodFailed {
-				StopTrying("a dry run failed the pod it admitted: " + framework.DescribePod(p)).Now()
+				StopTrying("a dry run failed the pod it admitted: " + nodeharness.DescribePod(p)).Now()
 			}
-			g.Expect(p).To(Satisfy(framework.IsRunning), framework.DescribePod(p))
-		}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+			g.Expect(p).To(Satisfy(nodeharness.IsRunning), nodeharness.DescribePod(p))
+		}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
 		Consistently(ctx, func(g Gomega) {
 			p, err := f.Client.CoreV1().Pods(ns).Get(ctx, "besteffort", metav1.GetOptions{})
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(p).To(Satisfy(framework.IsRunning), "a dry run must not evict the pod it admitted: %s", framework.DescribePod(p))
-		}).WithTimeout(dryRunHold).WithPolling(poll).Should(Succeed())
+			g.Expect(p).To(Satisfy(nodeharness.IsRunning), "a dry run must not evict the pod it admitted: %s", nodeharness.DescribePod(p))
+		}).WithTimeout(dryRunHold).WithPolling(suite.Poll).Should(Succeed())
 
 		By("checking the kubelet never restarted on its own")
 		now, err := f.KubeletProcess(ctx)

@@ -17,20 +17,18 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/internal/e2ereport"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 	"github.com/evictkit/evictkit/internal/workloadlog"
-	"github.com/evictkit/evictkit/test/node/framework"
 )
 
-// Bounds of the waits (generous: a wait ends as soon as its condition holds).
+// Bounds of this suite's waits besides suite's (generous: a wait ends as
+// soon as its condition holds).
 const (
-	pressureTimeout  = 5 * time.Minute  // until the node condition appears
-	evictionTimeout  = 10 * time.Minute // until every expected eviction happened
-	clearTimeout     = 5 * time.Minute  // until the condition clears
-	stayClearFor     = 30 * time.Second // how long it must then stay clear
-	admitTimeout     = 2 * time.Minute  // until a new pod runs
-	eventTimeout     = time.Minute      // until an eviction's event is listed
-	poll             = 2 * time.Second
-	transitionPeriod = 30 * time.Second // evictionPressureTransitionPeriod in every spec
+	evictionTimeout = 10 * time.Minute // until every expected eviction happened
+	stayClearFor    = 30 * time.Second // how long a cleared condition must stay clear
+	admitTimeout    = 2 * time.Minute  // until a new pod runs
+	eventTimeout    = time.Minute      // until an eviction's event is listed
 )
 
 // Annotation keys of the kubelet's Evicted events (the eviction package's
@@ -95,7 +93,7 @@ type evictionSpec struct {
 	// prepare runs before the thresholds are set (e.g. image pruning).
 	prepare func(ctx context.Context)
 	// configure sets the thresholds from the observations.
-	configure func(c *kubeletconfig.KubeletConfiguration, o framework.Observations)
+	configure func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations)
 	// featureGates are set in the kubelet's configuration with the
 	// thresholds (the evictkit kubelet's alpha gates, say).
 	featureGates map[string]bool
@@ -127,7 +125,7 @@ type evictionTiming struct {
 	// then only say ContainerStatusUnknown.
 	failedSeen time.Time
 	// log is what the pod logged, for victims with followLog.
-	log []framework.LogLine
+	log []nodeharness.LogLine
 }
 
 // runEviction runs an eviction spec to the end: pressure, evictions in
@@ -138,7 +136,7 @@ type evictionTiming struct {
 func runEviction(ctx SpecContext, s evictionSpec) {
 	specStart := time.Now().Add(-time.Second)
 	By("waiting until the node has no pressure condition")
-	Eventually(ctx, f.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).Should(BeEmpty())
+	Eventually(ctx, f.NodePressures).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).Should(BeEmpty())
 	if s.prepare != nil {
 		s.prepare(ctx)
 	}
@@ -148,7 +146,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	GinkgoWriter.Printf("observations: %+v\n", obs)
 
 	var (
-		kubelet framework.KubeletProcess
+		kubelet nodeharness.KubeletProcess
 		before  map[string]int
 	)
 	configure := func() {
@@ -189,7 +187,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 			waitHolding(ctx, ns, v.pod.Name)
 		}
 	}
-	w := &watch{ns: ns, victims: victims, logs: map[string]*framework.LogFollower{}}
+	w := &watch{ns: ns, victims: victims, logs: map[string]*nodeharness.LogFollower{}}
 	for _, v := range victims {
 		if v.followLog {
 			w.logs[v.pod.Name] = f.FollowContainerLog(ctx, ns, v.pod.Name)
@@ -202,7 +200,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 			for _, v := range victims {
 				g.Expect(holding(ctx, ns, v.pod.Name)).To(BeTrue(), "pod %s does not hold its size yet; pods: %s", v.pod.Name, w.summary())
 			}
-		}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
 		configure()
 	}
 
@@ -211,20 +209,20 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		By(fmt.Sprintf("waiting for %s", s.condition))
 		Eventually(ctx, func(g Gomega) {
 			n := w.check(ctx, g)
-			since, ok := framework.TrueSince(n, s.condition)
+			since, ok := nodeharness.TrueSince(n, s.condition)
 			g.Expect(ok).To(BeTrue(), "%s not yet reported; pods: %s", s.condition, w.summary())
 			pressureSince = since
-		}).WithTimeout(pressureTimeout).WithPolling(poll).Should(Succeed())
+		}).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
 	}
 
 	By("waiting for the evictions, in order")
 	Eventually(ctx, func(g Gomega) {
 		node := w.check(ctx, g)
 		if s.condition == "" {
-			g.Expect(framework.Pressures(node)).To(BeEmpty(), "no pressure condition may appear")
+			g.Expect(nodeharness.Pressures(node)).To(BeEmpty(), "no pressure condition may appear")
 		}
 		g.Expect(w.pending()).To(BeEmpty(), "pods not evicted yet; pods: %s", w.summary())
-	}).WithTimeout(evictionTimeout).WithPolling(poll).Should(Succeed())
+	}).WithTimeout(evictionTimeout).WithPolling(suite.Poll).Should(Succeed())
 
 	evicted := w.evicted()
 	AddReportEntry(e2ereport.EvictionsEntry, len(evicted), ReportEntryVisibilityNever)
@@ -273,14 +271,14 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 			continue // removed by the spec's afterEvictions
 		}
 		Expect(err).NotTo(HaveOccurred())
-		Expect(got).To(Satisfy(framework.IsRunning), "pod %s had to stay: %s", v.pod.Name, framework.DescribePod(got))
+		Expect(got).To(Satisfy(nodeharness.IsRunning), "pod %s had to stay: %s", v.pod.Name, nodeharness.DescribePod(got))
 	}
 
 	By("checking kubelet_evictions rose by exactly the evictions")
 	after, err := f.EvictionCounts(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	got := countsDelta(before, after)
-	if f.Kubelet == framework.KubeletUpstream {
+	if f.Kubelet == nodeharness.KubeletUpstream {
 		got = foldSameThreshold(got, s.signal)
 	}
 	Expect(got).To(Equal(wantCounts))
@@ -323,52 +321,31 @@ func expectKubeletOrder(ctx context.Context, w *watch, evicted []*corev1.Pod, si
 	}
 }
 
-// setKubeletConfig changes the kubelet's configuration for the spec and
-// restores it when the spec ends: the spec's evictionPressureTransitionPeriod,
-// what set changes, and the feature gates turned on or off over the
-// configured ones. The restore is registered first, so a kubelet that does
-// not come back with the new configuration gets the original back too.
+// setKubeletConfig sets the spec's kubelet configuration on f's node (see
+// suite.SetKubeletConfig); a negative control leaves the gates out.
 func setKubeletConfig(ctx SpecContext, gates map[string]bool, set func(*kubeletconfig.KubeletConfiguration)) {
 	if control && len(gates) > 0 {
 		GinkgoWriter.Printf("negative control: the feature gates %v are left out\n", gates)
 		gates = nil
 	}
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(f.RestoreKubeletConfig(ctx)).To(Succeed())
-	}, NodeTimeout(5*time.Minute))
-	Expect(f.UpdateKubeletConfig(ctx, func(c *kubeletconfig.KubeletConfiguration) {
-		c.EvictionPressureTransitionPeriod = metav1.Duration{Duration: transitionPeriod}
-		set(c)
-		if len(gates) > 0 {
-			c.FeatureGates = maps.Clone(c.FeatureGates)
-			if c.FeatureGates == nil {
-				c.FeatureGates = map[string]bool{}
-			}
-			maps.Copy(c.FeatureGates, gates)
-		}
-		GinkgoWriter.Printf("evictionHard %v evictionSoft %v featureGates %v\n", c.EvictionHard, c.EvictionSoft, c.FeatureGates)
-	})).To(Succeed())
-	if len(gates) > 0 {
-		By(fmt.Sprintf("checking the kubelet runs with %v (/configz)", gates))
-		Expect(f.GatesInEffect(ctx, gates)).To(Succeed())
-	}
+	suite.SetKubeletConfig(ctx, f, gates, set)
 }
 
 // waitShown waits until the Summary API shows the pod's memory working set
 // at least want bytes large, failing at once if the pod stops running.
 func waitShown(ctx context.Context, ns, pod string, want int64) {
-	if want < framework.Mi {
+	if want < nodeharness.Mi {
 		By(fmt.Sprintf("waiting until the Summary API shows pod %s's memory", pod))
 	} else {
-		By(fmt.Sprintf("waiting until the Summary API shows pod %s at %d MiB or more", pod, want/framework.Mi))
+		By(fmt.Sprintf("waiting until the Summary API shows pod %s at %d MiB or more", pod, want/nodeharness.Mi))
 	}
 	Eventually(ctx, func(g Gomega) {
 		stopIfEnded(ctx, g, ns, pod, "it was shown at its size")
 		got, ok, err := f.PodMemoryWorkingSet(ctx, ns, pod)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(ok).To(BeTrue(), "the Summary API has no memory figures of pod %s yet", pod)
-		g.Expect(got).To(BeNumerically(">=", want), "the Summary API shows pod %s at %d MiB", pod, got/framework.Mi)
-	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+		g.Expect(got).To(BeNumerically(">=", want), "the Summary API shows pod %s at %d MiB", pod, got/nodeharness.Mi)
+	}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
 }
 
 // waitHolding waits until a workload pod logged that it holds its size.
@@ -377,7 +354,7 @@ func waitHolding(ctx context.Context, ns, pod string) {
 	Eventually(ctx, func(g Gomega) {
 		stopIfEnded(ctx, g, ns, pod, "it held its size")
 		g.Expect(holding(ctx, ns, pod)).To(BeTrue(), "pod %s does not hold its size yet", pod)
-	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+	}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
 }
 
 // stopIfEnded stops an Eventually at once when the pod has ended: it can
@@ -386,7 +363,7 @@ func stopIfEnded(ctx context.Context, g Gomega, ns, pod, what string) {
 	p, err := f.Client.CoreV1().Pods(ns).Get(ctx, pod, metav1.GetOptions{})
 	g.Expect(err).NotTo(HaveOccurred())
 	if p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded {
-		StopTrying(fmt.Sprintf("pod %s ended before %s: %s", pod, what, framework.DescribePod(p))).Now()
+		StopTrying(fmt.Sprintf("pod %s ended before %s: %s", pod, what, nodeharness.DescribePod(p))).Now()
 	}
 }
 
@@ -396,32 +373,26 @@ func holding(ctx context.Context, ns, pod string) bool {
 	if err != nil {
 		return false
 	}
-	return slices.ContainsFunc(lines, func(l framework.LogLine) bool { return l.Text == workloadlog.Holding })
+	return slices.ContainsFunc(lines, func(l nodeharness.LogLine) bool { return l.Text == workloadlog.Holding })
 }
 
 // createNamespace makes the spec's namespace, removed when the spec ends.
 func createNamespace(ctx context.Context, base string) string {
-	ns, err := f.CreateNamespace(ctx, base)
-	Expect(err).NotTo(HaveOccurred())
-	current.namespace = ns
-	DeferCleanup(func(ctx SpecContext) {
-		Expect(f.DeleteNamespace(ctx, ns)).To(Succeed())
-	}, NodeTimeout(5*time.Minute))
-	return ns
+	return nodeSuite.CreateNamespace(ctx, f, base)
 }
 
 // expectPressureClears waits until the condition is gone, then checks that
 // it stays gone and the node stays Ready.
 func expectPressureClears(ctx context.Context, condition corev1.NodeConditionType) {
 	By(fmt.Sprintf("waiting for %s to clear", condition))
-	Eventually(ctx, f.NodePressures).WithTimeout(clearTimeout).WithPolling(poll).ShouldNot(ContainElement(condition))
+	Eventually(ctx, f.NodePressures).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).ShouldNot(ContainElement(condition))
 	By(fmt.Sprintf("checking %s stays clear for %s", condition, stayClearFor))
 	Consistently(ctx, func(g Gomega) {
 		n, err := f.GetNode(ctx)
 		g.Expect(err).NotTo(HaveOccurred())
-		g.Expect(framework.IsReady(n)).To(BeTrue(), "node %s not Ready", n.Name)
-		g.Expect(framework.Pressures(n)).NotTo(ContainElement(condition))
-	}).WithTimeout(stayClearFor).WithPolling(poll).Should(Succeed())
+		g.Expect(nodeharness.IsReady(n)).To(BeTrue(), "node %s not Ready", n.Name)
+		g.Expect(nodeharness.Pressures(n)).NotTo(ContainElement(condition))
+	}).WithTimeout(stayClearFor).WithPolling(suite.Poll).Should(Succeed())
 }
 
 // expectAdmitted checks that a new pod is admitted and runs.
@@ -433,10 +404,10 @@ func expectAdmitted(ctx context.Context, ns string) {
 		got, err := f.Client.CoreV1().Pods(ns).Get(ctx, p.Name, metav1.GetOptions{})
 		g.Expect(err).NotTo(HaveOccurred())
 		if got.Status.Phase == corev1.PodFailed {
-			StopTrying("the new pod was not admitted: " + framework.DescribePod(got)).Now()
+			StopTrying("the new pod was not admitted: " + nodeharness.DescribePod(got)).Now()
 		}
-		g.Expect(got).To(Satisfy(framework.IsRunning), framework.DescribePod(got))
-	}).WithTimeout(admitTimeout).WithPolling(poll).Should(Succeed())
+		g.Expect(got).To(Satisfy(nodeharness.IsRunning), nodeharness.DescribePod(got))
+	}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
 }
 
 // expectEvicted checks one evicted pod: phase, reason, message and
@@ -444,12 +415,12 @@ func expectAdmitted(ctx context.Context, ns string) {
 // starved resource (and, for memory, the offending container and its usage
 // above its request).
 func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
-	Expect(framework.CheckEvictedStatus(p)).To(Succeed())
+	Expect(nodeharness.CheckEvictedStatus(p)).To(Succeed())
 	start := s.messageStart
 	if start == "" {
 		start = lowOnResourceMessageStart + s.resource
 	}
-	Expect(p.Status.Message).To(HavePrefix(start), framework.DescribePod(p))
+	Expect(p.Status.Message).To(HavePrefix(start), nodeharness.DescribePod(p))
 
 	e := expectOneEvictedEvent(ctx, p)
 	Expect(e.Annotations).To(HaveKeyWithValue(annotationStarved, s.resource))
@@ -469,9 +440,9 @@ func expectEvicted(ctx context.Context, p *corev1.Pod, s evictionSpec) {
 // kubelet gives these evictions neither annotations nor a DisruptionTarget
 // condition.)
 func expectLimitEvicted(ctx context.Context, p *corev1.Pod, want limitEviction) {
-	Expect(p.Status.Phase).To(Equal(corev1.PodFailed), framework.DescribePod(p))
-	Expect(p.Status.Reason).To(Equal(framework.EvictedReason), framework.DescribePod(p))
-	Expect(p.Status.Message).To(HavePrefix(want.message), framework.DescribePod(p))
+	Expect(p.Status.Phase).To(Equal(corev1.PodFailed), nodeharness.DescribePod(p))
+	Expect(p.Status.Reason).To(Equal(nodeharness.EvictedReason), nodeharness.DescribePod(p))
+	Expect(p.Status.Message).To(HavePrefix(want.message), nodeharness.DescribePod(p))
 	expectOneEvictedEvent(ctx, p)
 }
 
@@ -481,10 +452,10 @@ func expectOneEvictedEvent(ctx context.Context, p *corev1.Pod) corev1.Event {
 	var events []corev1.Event
 	Eventually(ctx, func(g Gomega) {
 		var err error
-		events, err = f.PodEvents(ctx, p.Namespace, p.Name, framework.EvictedReason)
+		events, err = f.PodEvents(ctx, p.Namespace, p.Name, nodeharness.EvictedReason)
 		g.Expect(err).NotTo(HaveOccurred())
 		g.Expect(events).NotTo(BeEmpty(), "no Evicted event for pod %s yet", p.Name)
-	}).WithTimeout(eventTimeout).WithPolling(poll).Should(Succeed())
+	}).WithTimeout(eventTimeout).WithPolling(suite.Poll).Should(Succeed())
 	Expect(events).To(HaveLen(1), "pod %s: want exactly one Evicted event", p.Name)
 	Expect(events[0].Count).To(BeNumerically("<=", 1), "pod %s: the Evicted event was recorded %d times", p.Name, events[0].Count)
 	return events[0]
@@ -546,7 +517,7 @@ type watch struct {
 	// failedSeen is when each pod was first seen Failed.
 	failedSeen map[string]time.Time
 	// logs follow the logs of the victims with followLog.
-	logs map[string]*framework.LogFollower
+	logs map[string]*nodeharness.LogFollower
 }
 
 // check reads the pods and the node and stops the wait on a broken
@@ -554,7 +525,7 @@ type watch struct {
 func (w *watch) check(ctx context.Context, g Gomega) *corev1.Node {
 	n, err := f.GetNode(ctx)
 	g.Expect(err).NotTo(HaveOccurred())
-	if !framework.IsReady(n) {
+	if !nodeharness.IsReady(n) {
 		StopTrying(fmt.Sprintf("node %s is not Ready", n.Name)).Now()
 	}
 	pods, err := f.Pods(ctx, w.ns)
@@ -579,13 +550,13 @@ func (w *watch) check(ctx context.Context, g Gomega) *corev1.Node {
 		}
 		switch {
 		case p.Status.Phase == corev1.PodSucceeded:
-			StopTrying("pod exited on its own: " + framework.DescribePod(p)).Now()
+			StopTrying("pod exited on its own: " + nodeharness.DescribePod(p)).Now()
 		case p.Status.Phase != corev1.PodFailed:
 			continue
 		case v.order == 0:
-			StopTrying("a pod that must never be evicted failed: " + framework.DescribePod(p)).Now()
-		case p.Status.Reason != framework.EvictedReason:
-			StopTrying("pod failed, not by eviction: " + framework.DescribePod(p)).Now()
+			StopTrying("a pod that must never be evicted failed: " + nodeharness.DescribePod(p)).Now()
+		case p.Status.Reason != nodeharness.EvictedReason:
+			StopTrying("pod failed, not by eviction: " + nodeharness.DescribePod(p)).Now()
 		}
 		for _, earlier := range w.victims {
 			if earlier.order > 0 && earlier.order < v.order && w.byName[earlier.pod.Name].Status.Phase != corev1.PodFailed {
@@ -636,7 +607,7 @@ func (w *watch) summary() string {
 	var parts []string
 	for _, v := range w.victims {
 		if p, ok := w.byName[v.pod.Name]; ok {
-			parts = append(parts, framework.DescribePod(p))
+			parts = append(parts, nodeharness.DescribePod(p))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 // decisionRe is the grammar of the decision clause that ends an Evicted
@@ -73,18 +73,18 @@ var _ = Describe("Explained decisions", Label("Eviction", "Memory", "Explain", "
 			offenders:            true,
 			featureGates:         map[string]bool{"EvictionExplain": true},
 			configureOnceHolding: true,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": framework.Quantity(o.MemoryAvailable - 400*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": nodeharness.Quantity(o.MemoryAvailable - 400*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				// The Guaranteed pod first, in the kubelet's stats before the
 				// hog starts (a pod without stats ranks first).
 				return []victim{
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
 					{order: 1, pod: f.Pod("hog", []string{"memory", "-size", "700Mi", "-rate", "100Mi"},
-						framework.Tolerate("node.kubernetes.io/memory-pressure"))},
+						nodeharness.Tolerate("node.kubernetes.io/memory-pressure"))},
 				}
 			},
 			checkEvicted: func(ctx context.Context, p *corev1.Pod, _ evictionTiming) {

@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
+	"github.com/evictkit/evictkit/internal/nodeharness"
 	"github.com/evictkit/evictkit/internal/workloadlog"
-	"github.com/evictkit/evictkit/test/node/framework"
 )
 
 // The specs of issue 7's alpha eviction behaviour, each with its feature
@@ -45,9 +45,9 @@ var _ = Describe("Reclaim-sized eviction", Label("Eviction", "Memory", "FastPath
 			offenders:            true,
 			featureGates:         map[string]bool{"EvictionReclaimSized": true},
 			configureOnceHolding: true,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": framework.Quantity(o.MemoryAvailable - 400*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": nodeharness.Quantity(o.MemoryAvailable - 400*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
@@ -56,7 +56,7 @@ var _ = Describe("Reclaim-sized eviction", Label("Eviction", "Memory", "FastPath
 				// BestEffort pods must tolerate the taint to stay.
 				hog := func(name, size string) *corev1.Pod {
 					return f.Pod(name, []string{"memory", "-size", size, "-rate", "100Mi"},
-						framework.Tolerate("node.kubernetes.io/memory-pressure"))
+						nodeharness.Tolerate("node.kubernetes.io/memory-pressure"))
 				}
 				return []victim{
 					{order: 1, followLog: true, pod: hog("hog-a", "350Mi")},
@@ -113,7 +113,7 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Alpha", "
 		expectControlFailure("when the kill started")
 		start := time.Now()
 		const margin, rate, bound = 600, 400, 920 // MiB, MiB/s, MiB
-		const lagBound = 120 * framework.Mi
+		const lagBound = 120 * nodeharness.Mi
 		runEviction(ctx, evictionSpec{
 			name:         "fast-path",
 			condition:    corev1.NodeMemoryPressure,
@@ -121,16 +121,16 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Alpha", "
 			resource:     "memory",
 			offenders:    true,
 			featureGates: map[string]bool{"EvictionFastPath": true},
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": framework.Quantity(o.MemoryAvailable - margin*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": nodeharness.Quantity(o.MemoryAvailable - margin*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				// The Guaranteed pod first, in the kubelet's stats before the
 				// hog starts (a pod without stats ranks first).
 				return []victim{
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
 					{order: 1, followLog: true, pod: f.Pod("fast-hog", []string{"memory", "-size", "2000Mi", "-rate", fmt.Sprintf("%dMi", rate)})},
 				}
 			},
@@ -158,8 +158,8 @@ var _ = Describe("Fast path", Label("Eviction", "Memory", "FastPath", "Alpha", "
 				threshold, _ := strconv.ParseInt(m[2], 10, 64)
 				lag := threshold - available
 				GinkgoWriter.Printf("fast pass %d MiB below the threshold: about %d ms after the crossing at %d MiB/s\n",
-					lag/framework.Mi, lag*1000/(rate*framework.Mi), rate)
-				Expect(lag).To(BeNumerically("<", lagBound), "the fast pass decided %d MiB past the threshold", lag/framework.Mi)
+					lag/nodeharness.Mi, lag*1000/(rate*nodeharness.Mi), rate)
+				Expect(lag).To(BeNumerically("<", lagBound), "the fast pass decided %d MiB past the threshold", lag/nodeharness.Mi)
 			},
 		})
 	})
@@ -171,8 +171,8 @@ var fastPassRe = regexp.MustCompile(`available=(\d+) threshold="hard memory\.ava
 
 // sigtermTaken returns how many MiB a hog had taken when it got the first
 // SIGTERM, and when (by the hog's clock), from its log.
-func sigtermTaken(lines []framework.LogLine, pod string) (int64, time.Time) {
-	s, ok := workloadlog.FirstSigterm(framework.Texts(lines))
+func sigtermTaken(lines []nodeharness.LogLine, pod string) (int64, time.Time) {
+	s, ok := workloadlog.FirstSigterm(nodeharness.Texts(lines))
 	if !ok {
 		Fail(fmt.Sprintf("pod %s never logged a SIGTERM (%d lines)", pod, len(lines)))
 	}
@@ -191,6 +191,6 @@ func disruptionTime(ctx context.Context, ns, name string) time.Time {
 			return c.LastTransitionTime.Time
 		}
 	}
-	Fail("pod " + name + " has no DisruptionTarget condition: " + framework.DescribePod(p))
+	Fail("pod " + name + " has no DisruptionTarget condition: " + nodeharness.DescribePod(p))
 	return time.Time{}
 }

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 // useImagefsNode runs the spec on the node with a dedicated image
@@ -21,7 +21,7 @@ func useImagefsNode(ctx context.Context) {
 	dedicated, err := f.DedicatedImageFs(ctx)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(dedicated).To(BeTrue(), "node %s has %s and %s on one filesystem; give it a dedicated one (label evictkit.dev/imagefs-size in the kind config)",
-		imagefsNode, framework.NodeFsDir, framework.ImageFsDir)
+		imagefsNode, nodeharness.NodeFsDir, nodeharness.ImageFsDir)
 }
 
 var _ = Describe("Dedicated image filesystem pressure", Label("Eviction", "Disk", "ImageFs", "Serial"), func() {
@@ -40,14 +40,14 @@ var _ = Describe("Dedicated image filesystem pressure", Label("Eviction", "Disk"
 			signal:    "imagefs.available",
 			resource:  "ephemeral-storage",
 			prepare:   pruneImages,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"imagefs.available": framework.Quantity(o.ImageFsAvailable - 200*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"imagefs.available": nodeharness.Quantity(o.ImageFsAvailable - 200*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("rootfs-hog", framework.DiskHog("/var/fill", "350Mi"))},
+					{order: 1, pod: f.Pod("rootfs-hog", nodeharness.DiskHog("/var/fill", "350Mi"))},
 					{order: 0, pod: idleDiskPod()},
 				}
 			},

@@ -10,13 +10,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 // ballastSize is the unused image that pushes the node into disk
 // pressure. Its layer is random data: containerd keeps it twice (the
 // compressed blob and the unpacked snapshot), about 2 × ballastSize.
-const ballastSize = 128 * framework.Mi
+const ballastSize = 128 * nodeharness.Mi
 
 var _ = Describe("Image garbage collection under disk pressure", Label("Eviction", "Disk", "ImageGC", "Serial"), func() {
 	// An unused image of 128 MiB sits on the node (a pull, as far as the
@@ -47,21 +48,21 @@ var _ = Describe("Image garbage collection under disk pressure", Label("Eviction
 				Expect(err).NotTo(HaveOccurred())
 				waitFsStatsCurrent(ctx)
 			},
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
 				c.ImageMinimumGCAge = metav1.Duration{Duration: time.Second}
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": framework.Quantity(o.NodeFsAvailable - 64*framework.Mi),
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"nodefs.available": nodeharness.Quantity(o.NodeFsAvailable - 64*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 0, pod: f.Pod("writer", framework.DiskHog("/scratch", "128Mi"), framework.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: f.Pod("writer", nodeharness.DiskHog("/scratch", "128Mi"), nodeharness.EmptyDir("/scratch", "", ""))},
 				}
 			},
 			afterEvictions: func(ctx SpecContext, _ string) {
 				By("waiting for the kubelet to remove the ballast image")
 				Eventually(ctx, func() bool { return f.HasImage(ctx, ballast) }).
-					WithTimeout(time.Minute).WithPolling(poll).Should(BeFalse(), "the kubelet did not remove %s", ballast)
+					WithTimeout(time.Minute).WithPolling(suite.Poll).Should(BeFalse(), "the kubelet did not remove %s", ballast)
 			},
 		})
 	})

@@ -7,7 +7,7 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 var _ = Describe("Local storage isolation", Label("Eviction", "Disk", "LocalStorage", "Serial"), func() {
@@ -23,26 +23,26 @@ var _ = Describe("Local storage isolation", Label("Eviction", "Disk", "LocalStor
 		runEviction(ctx, evictionSpec{
 			name:    "local-storage",
 			prepare: pruneImages,
-			configure: func(c *kubeletconfig.KubeletConfiguration, _ framework.Observations) {
+			configure: func(c *kubeletconfig.KubeletConfiguration, _ nodeharness.Observations) {
 				c.LocalStorageCapacityIsolation = ptr.To(true)
 			},
 			pods: func() []victim {
 				return []victim{
 					{order: 1, limit: &limitEviction{"emptydirfs.limit", `Usage of EmptyDir volume "scratch" exceeds the limit "100Mi"`},
-						pod: f.Pod("emptydir-over", framework.DiskHog("/scratch", "130Mi"), framework.EmptyDir("/scratch", "", "100Mi"))},
+						pod: f.Pod("emptydir-over", nodeharness.DiskHog("/scratch", "130Mi"), nodeharness.EmptyDir("/scratch", "", "100Mi"))},
 					// The second container's limit keeps the pod's total
 					// (300Mi) above its usage: the container's own limit
 					// is what is exceeded.
 					{order: 1, limit: &limitEviction{"ephemeralcontainerfs.limit", `Container container-over exceeded its local ephemeral storage limit "100Mi"`},
-						pod: f.Pod("container-over", framework.DiskHog("/var/fill", "130Mi"), framework.EphemeralStorage("", "100Mi"),
+						pod: f.Pod("container-over", nodeharness.DiskHog("/var/fill", "130Mi"), nodeharness.EphemeralStorage("", "100Mi"),
 							f.ExtraContainer("roomy", []string{"sleep"}, "200Mi"))},
 					// An emptyDir without a size limit counts toward the
 					// pod's total only.
 					{order: 1, limit: &limitEviction{"ephemeralpodfs.limit", "Pod ephemeral local storage usage exceeds the total limit of containers 100Mi"},
-						pod: f.Pod("pod-over", framework.DiskHog("/scratch", "130Mi"), framework.EphemeralStorage("", "100Mi"), framework.EmptyDir("/scratch", "", ""))},
-					{order: 0, pod: f.Pod("emptydir-within", framework.DiskHog("/scratch", "50Mi"), framework.EmptyDir("/scratch", "", "100Mi"))},
-					{order: 0, pod: f.Pod("memory-emptydir", framework.DiskHog("/scratch", "150Mi"), framework.EmptyDir("/scratch", corev1.StorageMediumMemory, "100Mi"))},
-					{order: 0, pod: f.Pod("container-within", framework.DiskHog("/var/fill", "40Mi"), framework.EphemeralStorage("", "100Mi"))},
+						pod: f.Pod("pod-over", nodeharness.DiskHog("/scratch", "130Mi"), nodeharness.EphemeralStorage("", "100Mi"), nodeharness.EmptyDir("/scratch", "", ""))},
+					{order: 0, pod: f.Pod("emptydir-within", nodeharness.DiskHog("/scratch", "50Mi"), nodeharness.EmptyDir("/scratch", "", "100Mi"))},
+					{order: 0, pod: f.Pod("memory-emptydir", nodeharness.DiskHog("/scratch", "150Mi"), nodeharness.EmptyDir("/scratch", corev1.StorageMediumMemory, "100Mi"))},
+					{order: 0, pod: f.Pod("container-within", nodeharness.DiskHog("/var/fill", "40Mi"), nodeharness.EphemeralStorage("", "100Mi"))},
 				}
 			},
 			afterEvictions: func(ctx SpecContext, ns string) {

@@ -5,7 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Memory", "Serial", "Smoke"), func() {
@@ -30,19 +30,19 @@ var _ = Describe("Memory pressure with priority ordering", Label("Eviction", "Me
 			signal:    "memory.available",
 			resource:  "memory",
 			offenders: true,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"memory.available": framework.Quantity(o.MemoryAvailable - 900*framework.Mi),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": nodeharness.Quantity(o.MemoryAvailable - 900*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("besteffort-hog", framework.MemoryHog("500Mi"), framework.PriorityClass(framework.LowPriority)),
-						shownBeforeNext: 480 * framework.Mi},
-					{order: 0, pod: f.Pod("burstable-hog", framework.MemoryHog("200Mi"),
-						framework.PriorityClass(framework.HighPriority), framework.MemoryRequest("100Mi")),
-						shownBeforeNext: 190 * framework.Mi},
-					{order: 0, pod: f.Pod("guaranteed-hog", framework.MemoryHog("500Mi"), framework.Guaranteed("100m", "600Mi"))},
+					{order: 1, pod: f.Pod("besteffort-hog", nodeharness.MemoryHog("500Mi"), nodeharness.PriorityClass(nodeharness.LowPriority)),
+						shownBeforeNext: 480 * nodeharness.Mi},
+					{order: 0, pod: f.Pod("burstable-hog", nodeharness.MemoryHog("200Mi"),
+						nodeharness.PriorityClass(nodeharness.HighPriority), nodeharness.MemoryRequest("100Mi")),
+						shownBeforeNext: 190 * nodeharness.Mi},
+					{order: 0, pod: f.Pod("guaranteed-hog", nodeharness.MemoryHog("500Mi"), nodeharness.Guaranteed("100m", "600Mi"))},
 				}
 			},
 		})
@@ -65,8 +65,8 @@ var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "All
 			signal:    "allocatableMemory.available",
 			resource:  "memory",
 			offenders: true,
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				allocatableRoom(c, o, 700*framework.Mi, "300Mi")
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				allocatableRoom(c, o, 700*nodeharness.Mi, "300Mi")
 			},
 			pods: func() []victim {
 				// The Guaranteed pod first, in the kubelet's stats before the
@@ -74,7 +74,7 @@ var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "All
 				// rule), and on a slow node (the cgroup v2 VM) its
 				// container may still be starting when pressure comes.
 				return []victim{
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
 					{order: 1, pod: f.Pod("besteffort-hog", []string{"memory", "-size", "550Mi", "-rate", "20Mi"})},
 				}
 			},
@@ -86,10 +86,10 @@ var _ = Describe("Allocatable memory pressure", Label("Eviction", "Memory", "All
 // the kubepods cgroup's limit (kubeReserved, enforceNodeAllocatable=pods),
 // with the hard memory.available threshold, which applies to
 // allocatableMemory.available too, at threshold.
-func allocatableRoom(c *kubeletconfig.KubeletConfiguration, o framework.Observations, room int64, threshold string) {
-	c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.available": threshold})
+func allocatableRoom(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations, room int64, threshold string) {
+	c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{"memory.available": threshold})
 	c.EnforceNodeAllocatable = []string{"pods"}
-	c.KubeReserved = framework.WithThresholds(c.KubeReserved, map[string]string{
-		"memory": framework.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - room),
+	c.KubeReserved = nodeharness.WithThresholds(c.KubeReserved, map[string]string{
+		"memory": nodeharness.Quantity(o.MemoryCapacity - o.PodsMemoryWorkingSet - room),
 	})
 }

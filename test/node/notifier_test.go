@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 var _ = Describe("cgroup v2 memory notifier", Label("Eviction", "Memory", "Notifier", "CgroupV2", "Alpha", "Serial"), func() {
@@ -49,15 +49,15 @@ var _ = Describe("cgroup v2 memory notifier", Label("Eviction", "Memory", "Notif
 			resource:     "memory",
 			offenders:    true,
 			featureGates: map[string]bool{"EvictionCgroupV2Notifier": true},
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
 				c.KernelMemcgNotification = true
-				allocatableRoom(c, o, 700*framework.Mi, "300Mi")
+				allocatableRoom(c, o, 700*nodeharness.Mi, "300Mi")
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
 					{order: 0, pod: f.Pod("page-cache", []string{"disk", "-dir", "/scratch", "-size", "450Mi", "-rate", "100Mi"},
-						framework.EmptyDir("/scratch", corev1.StorageMediumDefault, "")), holdingBeforeNext: true},
+						nodeharness.EmptyDir("/scratch", corev1.StorageMediumDefault, "")), holdingBeforeNext: true},
 					{order: 1, pod: f.Pod("besteffort-hog", []string{"memory", "-size", "550Mi", "-rate", "20Mi"})},
 				}
 			},

@@ -5,7 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 var _ = Describe("PID pressure with priority ordering", Label("Eviction", "PID", "Serial"), func() {
@@ -21,16 +21,16 @@ var _ = Describe("PID pressure with priority ordering", Label("Eviction", "PID",
 			condition: corev1.NodePIDPressure,
 			signal:    "pid.available",
 			resource:  "pids",
-			configure: func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{
-					"pid.available": framework.Quantity(o.PIDAvailable - 3000),
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"pid.available": nodeharness.Quantity(o.PIDAvailable - 3000),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", framework.ThreadHog("4500"), framework.PriorityClass(framework.LowPriority))},
-					{order: 2, pod: f.Pod("default-hog", framework.ThreadHog("4500"))},
-					{order: 0, pod: f.Pod("idle", []string{"sleep"}, framework.PriorityClass(framework.HighPriority))},
+					{order: 1, pod: f.Pod("low-hog", nodeharness.ThreadHog("4500"), nodeharness.PriorityClass(nodeharness.LowPriority))},
+					{order: 2, pod: f.Pod("default-hog", nodeharness.ThreadHog("4500"))},
+					{order: 0, pod: f.Pod("idle", []string{"sleep"}, nodeharness.PriorityClass(nodeharness.HighPriority))},
 				}
 			},
 		})

@@ -5,7 +5,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 var _ = Describe("PSI signal", Label("Eviction", "Memory", "PSI", "Alpha", "Serial"), func() {
@@ -39,8 +39,8 @@ var _ = Describe("PSI signal", Label("Eviction", "Memory", "PSI", "Alpha", "Seri
 			offenders:    true,
 			messageStart: "The node was under memory pressure: memory.psi.some.avg10 was ",
 			featureGates: map[string]bool{"EvictionPSI": true},
-			configure: func(c *kubeletconfig.KubeletConfiguration, _ framework.Observations) {
-				c.EvictionHard = framework.WithThresholds(c.EvictionHard, map[string]string{"memory.psi.some.avg10": "2"})
+			configure: func(c *kubeletconfig.KubeletConfiguration, _ nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{"memory.psi.some.avg10": "2"})
 			},
 			pods: func() []victim {
 				// The Guaranteed pod first, in the kubelet's stats before the
@@ -48,9 +48,9 @@ var _ = Describe("PSI signal", Label("Eviction", "Memory", "PSI", "Alpha", "Seri
 				// slow cgroup v2 VM node it was once still being created when
 				// the stall came, and evicted.
 				return []victim{
-					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, framework.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
+					{order: 0, pod: f.Pod("guaranteed", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi")), shownBeforeNext: 1},
 					{order: 1, pod: f.Pod("thrasher", []string{"thrash", "-dir", "/scratch", "-size", "72Mi"},
-						framework.HostDir("scratch", "/var/tmp", "/scratch"), framework.MemoryRequestLimit("2Mi", "64Mi"))},
+						nodeharness.HostDir("scratch", "/var/tmp", "/scratch"), nodeharness.MemoryRequestLimit("2Mi", "64Mi"))},
 				}
 			},
 		})

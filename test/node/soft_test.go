@@ -9,14 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
-	"github.com/evictkit/evictkit/test/node/framework"
+	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 // softNodeFs sets a soft nodefs.available threshold 200 MiB below what the
 // node has, with the given grace and maximum pod grace periods.
-func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.KubeletConfiguration, framework.Observations) {
-	return func(c *kubeletconfig.KubeletConfiguration, o framework.Observations) {
-		c.EvictionSoft = map[string]string{"nodefs.available": framework.Quantity(o.NodeFsAvailable - 200*framework.Mi)}
+func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.KubeletConfiguration, nodeharness.Observations) {
+	return func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+		c.EvictionSoft = map[string]string{"nodefs.available": nodeharness.Quantity(o.NodeFsAvailable - 200*nodeharness.Mi)}
 		c.EvictionSoftGracePeriod = map[string]string{"nodefs.available": grace.String()}
 		c.EvictionMaxPodGracePeriod = maxPodGrace
 	}
@@ -25,7 +25,7 @@ func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.Kube
 // decidedAt is when the kubelet decided to evict the pod: its one Evicted
 // event.
 func decidedAt(ctx context.Context, p *corev1.Pod) time.Time {
-	events, err := f.PodEvents(ctx, p.Namespace, p.Name, framework.EvictedReason)
+	events, err := f.PodEvents(ctx, p.Namespace, p.Name, nodeharness.EvictedReason)
 	Expect(err).NotTo(HaveOccurred())
 	Expect(events).To(HaveLen(1))
 	if t := events[0].FirstTimestamp.Time; !t.IsZero() {
@@ -49,8 +49,8 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 			configure: softNodeFs(time.Minute, 30),
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", framework.DiskHog("/scratch", "350Mi"),
-						framework.EmptyDir("/scratch", "", ""), framework.GracePeriod(60))},
+					{order: 1, pod: f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"),
+						nodeharness.EmptyDir("/scratch", "", ""), nodeharness.GracePeriod(60))},
 					{order: 0, pod: idleDiskPod()},
 				}
 			},
@@ -79,8 +79,8 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 			configure: softNodeFs(10*time.Second, 60),
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", framework.DiskHog("/scratch", "350Mi"),
-						framework.EmptyDir("/scratch", "", ""), framework.GracePeriod(5))},
+					{order: 1, pod: f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"),
+						nodeharness.EmptyDir("/scratch", "", ""), nodeharness.GracePeriod(5))},
 				}
 			},
 			checkEvicted: func(ctx context.Context, p *corev1.Pod, t evictionTiming) {
