@@ -59,7 +59,7 @@ func FuzzDryRun(f *testing.F) {
 					if h.m.IsUnderMemoryPressure() || h.m.IsUnderDiskPressure() || h.m.IsUnderPIDPressure() {
 						t.Fatalf("pass %d: a dry run reported a node condition", i)
 					}
-					if r := mgrAdmit(h, fakePod("probe-besteffort")); !r.Admit {
+					if r := mgrAdmit(h, pod("probe-besteffort")); !r.Admit {
 						t.Fatalf("pass %d: a dry run rejected a BestEffort pod: %s", i, r.Message)
 					}
 				}

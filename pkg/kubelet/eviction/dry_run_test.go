@@ -63,7 +63,7 @@ func TestDryRunMemoryPressure(t *testing.T) {
 	if h.m.IsUnderMemoryPressure() {
 		t.Error("a dry run reported MemoryPressure")
 	}
-	if r := mgrAdmit(h, fakePod("new-besteffort")); !r.Admit {
+	if r := mgrAdmit(h, pod("new-besteffort")); !r.Admit {
 		t.Errorf("a dry run rejected a BestEffort pod: %s", r.Message)
 	}
 
@@ -95,9 +95,9 @@ func TestDryRunMemoryPressure(t *testing.T) {
 
 func TestDryRunLocalStorage(t *testing.T) {
 	setGateDuringTest(t, evictionDryRun, true)
-	pod := fakePod("emptydir", fakeWithEmptyDir("cache", "100Mi"))
+	pod := pod("emptydir", withVolumes(emptyDirVol("cache", "100Mi", "")))
 	h := mgrNewHarness(t, Config{}, true, fakeHealthyNode().summary(mgrEpoch,
-		fakePodStats(pod, fakePodUsage{volumes: map[string]int64{"cache": 200 * fakeMi}, ephem: -1})))
+		fakePodStats(pod, fakePodUsage{volumes: map[string]int64{"cache": 200 * mi}, ephem: -1})))
 	h.pods = []*v1.Pod{pod}
 	before := dryRunCount(t, signalEmptyDirFsLimit)
 	if ev := h.sync(); ev != nil || len(h.killer.get()) != 0 {
@@ -119,12 +119,12 @@ func TestDryRunReclaimSized(t *testing.T) {
 	var pods []*v1.Pod
 	var st []statsapi.PodStats
 	for _, name := range []string{"a", "b", "c", "d"} {
-		p := fakePod(name)
+		p := pod(name)
 		pods = append(pods, p)
-		st = append(st, fakePodStats(p, fakePodUsage{memWS: []int64{300 * fakeMi}, ephem: -1}))
+		st = append(st, fakePodStats(p, fakePodUsage{memWS: []int64{300 * mi}, ephem: -1}))
 	}
 	n := fakeHealthyNode()
-	n.memAvail, n.memWS = 300*fakeMi, 7*fakeGi+724*fakeMi // 724Mi short of 1Gi: three pods
+	n.memAvail, n.memWS = 300*mi, 7*gi+724*mi // 724Mi short of 1Gi: three pods
 	h := mgrNewHarness(t, mgrMemoryConfig(), false, n.summary(mgrEpoch, st...))
 	h.pods = pods
 	h.sync()
@@ -155,10 +155,10 @@ func TestDryRunFastPass(t *testing.T) {
 	setGateDuringTest(t, evictionDryRun, true)
 	hog, idle, pods, st := fastPods()
 	h := newFastHarness(t, pods, st)
-	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	h.cgroups(5*gi, map[*v1.Pod]int64{hog: 100 * mi, idle: 500 * mi})
 	h.sync()
 	h.clock.Step(time.Second)
-	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi, idle: 500 * mi})
 	ctx := t.Context()
 	for range 3 {
 		if got := h.m.fastPass(ctx, h.activePods, "test"); got != nil {

@@ -9,15 +9,12 @@ import (
 	"time"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	testingclock "k8s.io/utils/clock/testing"
 
-	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 	"k8s.io/kubernetes/pkg/kubelet/server/stats"
 )
 
@@ -394,9 +391,6 @@ func (h *mgrHarness) reset() {
 // ---------------------------------------------------------------------------
 // Stats builders
 
-func fakeU64(v uint64) *uint64 { return &v }
-func fakeI64(v int64) *int64   { return &v }
-
 // fakeNode describes the node part of a summary. Negative fields leave the
 // corresponding stats out.
 type fakeNode struct {
@@ -415,32 +409,27 @@ type fakeNode struct {
 // mostly free.
 func fakeHealthyNode() fakeNode {
 	return fakeNode{
-		memAvail: 6 * fakeGi, memWS: 2 * fakeGi,
-		allocAvail: 6 * fakeGi, allocWS: 2 * fakeGi,
-		nodeFsAvail: 80 * fakeGi, nodeFsCap: 100 * fakeGi,
+		memAvail: 6 * gi, memWS: 2 * gi,
+		allocAvail: 6 * gi, allocWS: 2 * gi,
+		nodeFsAvail: 80 * gi, nodeFsCap: 100 * gi,
 		nodeFsFree: 900000, nodeFsTotal: 1000000,
-		imgFsAvail: 80 * fakeGi, imgFsCap: 100 * fakeGi,
+		imgFsAvail: 80 * gi, imgFsCap: 100 * gi,
 		imgFsFree: 900000, imgFsTotal: 1000000,
-		ctrFsAvail: 80 * fakeGi, ctrFsCap: 100 * fakeGi,
+		ctrFsAvail: 80 * gi, ctrFsCap: 100 * gi,
 		ctrFsFree: 900000, ctrFsTotal: 1000000,
 		maxPID: 32768, procs: 100,
 	}
 }
 
-const (
-	fakeMi = int64(1024 * 1024)
-	fakeGi = 1024 * fakeMi
-)
-
 func fakeFs(avail, capacity, free, total int64, ts metav1.Time) *statsapi.FsStats {
 	fs := &statsapi.FsStats{Time: ts}
 	if avail >= 0 && capacity >= 0 {
-		fs.AvailableBytes, fs.CapacityBytes = fakeU64(uint64(avail)), fakeU64(uint64(capacity))
-		fs.UsedBytes = fakeU64(uint64(max(capacity-avail, 0)))
+		fs.AvailableBytes, fs.CapacityBytes = u64p(uint64(avail)), u64p(uint64(capacity))
+		fs.UsedBytes = u64p(uint64(max(capacity-avail, 0)))
 	}
 	if free >= 0 && total >= 0 {
-		fs.InodesFree, fs.Inodes = fakeU64(uint64(free)), fakeU64(uint64(total))
-		fs.InodesUsed = fakeU64(uint64(max(total-free, 0)))
+		fs.InodesFree, fs.Inodes = u64p(uint64(free)), u64p(uint64(total))
+		fs.InodesUsed = u64p(uint64(max(total-free, 0)))
 	}
 	return fs
 }
@@ -449,7 +438,7 @@ func fakeMem(avail, ws int64, ts metav1.Time) *statsapi.MemoryStats {
 	if avail < 0 || ws < 0 {
 		return nil
 	}
-	return &statsapi.MemoryStats{Time: ts, AvailableBytes: fakeU64(uint64(avail)), WorkingSetBytes: fakeU64(uint64(ws)), UsageBytes: fakeU64(uint64(ws))}
+	return &statsapi.MemoryStats{Time: ts, AvailableBytes: u64p(uint64(avail)), WorkingSetBytes: u64p(uint64(ws)), UsageBytes: u64p(uint64(ws))}
 }
 
 // summary builds the node part of a summary, stamped at ts.
@@ -471,7 +460,7 @@ func (n fakeNode) summary(ts time.Time, pods ...statsapi.PodStats) *statsapi.Sum
 		s.Node.SystemContainers = append(s.Node.SystemContainers, statsapi.ContainerStats{Name: statsapi.SystemContainerPods, Memory: m})
 	}
 	if n.maxPID >= 0 && n.procs >= 0 {
-		s.Node.Rlimit = &statsapi.RlimitStats{Time: mt, MaxPID: fakeI64(n.maxPID), NumOfRunningProcesses: fakeI64(n.procs)}
+		s.Node.Rlimit = &statsapi.RlimitStats{Time: mt, MaxPID: i64p(n.maxPID), NumOfRunningProcesses: i64p(n.procs)}
 	}
 	return s
 }
@@ -506,7 +495,8 @@ func fakeStampSummary(s *statsapi.Summary, ts metav1.Time) {
 	}
 }
 
-// fakePodUsage describes a pod's stats. Containers are named c0, c1, ...
+// fakePodUsage describes a pod's stats, per container in the order of the
+// pod's containers (named c<i> past the pod's last).
 type fakePodUsage struct {
 	memWS   []int64 // per container working set
 	rootfs  []int64 // per container writable layer bytes
@@ -524,120 +514,30 @@ func fakePodStats(pod *v1.Pod, u fakePodUsage) statsapi.PodStats {
 	var total int64
 	for i := 0; i < n; i++ {
 		cs := statsapi.ContainerStats{Name: fmt.Sprintf("c%d", i)}
+		if i < len(pod.Spec.Containers) {
+			cs.Name = pod.Spec.Containers[i].Name
+		}
 		if i < len(u.memWS) {
-			cs.Memory = &statsapi.MemoryStats{WorkingSetBytes: fakeU64(uint64(u.memWS[i]))}
+			cs.Memory = &statsapi.MemoryStats{WorkingSetBytes: u64p(uint64(u.memWS[i]))}
 			total += u.memWS[i]
 		}
 		if i < len(u.rootfs) {
-			cs.Rootfs = &statsapi.FsStats{UsedBytes: fakeU64(uint64(u.rootfs[i])), InodesUsed: fakeU64(uint64(u.rootfs[i] / fakeMi))}
+			cs.Rootfs = &statsapi.FsStats{UsedBytes: u64p(uint64(u.rootfs[i])), InodesUsed: u64p(uint64(u.rootfs[i] / mi))}
 		}
 		if i < len(u.logs) {
-			cs.Logs = &statsapi.FsStats{UsedBytes: fakeU64(uint64(u.logs[i])), InodesUsed: fakeU64(1)}
+			cs.Logs = &statsapi.FsStats{UsedBytes: u64p(uint64(u.logs[i])), InodesUsed: u64p(1)}
 		}
 		ps.Containers = append(ps.Containers, cs)
 	}
 	if len(u.memWS) > 0 {
-		ps.Memory = &statsapi.MemoryStats{WorkingSetBytes: fakeU64(uint64(total))}
+		ps.Memory = &statsapi.MemoryStats{WorkingSetBytes: u64p(uint64(total))}
 	}
 	for name, used := range u.volumes {
-		ps.VolumeStats = append(ps.VolumeStats, statsapi.VolumeStats{Name: name, FsStats: statsapi.FsStats{UsedBytes: fakeU64(uint64(used)), InodesUsed: fakeU64(1)}})
+		ps.VolumeStats = append(ps.VolumeStats, statsapi.VolumeStats{Name: name, FsStats: statsapi.FsStats{UsedBytes: u64p(uint64(used)), InodesUsed: u64p(1)}})
 	}
 	if u.ephem >= 0 {
-		ps.EphemeralStorage = &statsapi.FsStats{UsedBytes: fakeU64(uint64(u.ephem))}
+		ps.EphemeralStorage = &statsapi.FsStats{UsedBytes: u64p(uint64(u.ephem))}
 	}
-	ps.ProcessStats = &statsapi.ProcessStats{ProcessCount: fakeU64(uint64(u.procs))}
+	ps.ProcessStats = &statsapi.ProcessStats{ProcessCount: u64p(uint64(u.procs))}
 	return ps
-}
-
-// ---------------------------------------------------------------------------
-// Pod builders
-
-// fakePodOpt modifies a pod under construction.
-type fakePodOpt func(*v1.Pod)
-
-// fakePod returns a pod with one container per resource list pair given
-// through options; by default one container c0 with no resources
-// (BestEffort).
-func fakePod(name string, opts ...fakePodOpt) *v1.Pod {
-	p := &v1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", UID: types.UID("uid-" + name)},
-		Spec: v1.PodSpec{
-			Containers: []v1.Container{{Name: "c0"}},
-		},
-		Status: v1.PodStatus{Phase: v1.PodRunning},
-	}
-	for _, o := range opts {
-		o(p)
-	}
-	return p
-}
-
-func fakeResources(pairs ...string) v1.ResourceList {
-	out := v1.ResourceList{}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		out[v1.ResourceName(pairs[i])] = resource.MustParse(pairs[i+1])
-	}
-	return out
-}
-
-// withRequests sets container c0's requests.
-func fakeWithRequests(pairs ...string) fakePodOpt {
-	return func(p *v1.Pod) { p.Spec.Containers[0].Resources.Requests = fakeResources(pairs...) }
-}
-
-// withLimits sets container c0's limits.
-func fakeWithLimits(pairs ...string) fakePodOpt {
-	return func(p *v1.Pod) { p.Spec.Containers[0].Resources.Limits = fakeResources(pairs...) }
-}
-
-func fakeWithPriority(prio int32) fakePodOpt {
-	return func(p *v1.Pod) { p.Spec.Priority = &prio }
-}
-
-func fakeWithGrace(seconds int64) fakePodOpt {
-	return func(p *v1.Pod) { p.Spec.TerminationGracePeriodSeconds = &seconds }
-}
-
-func fakeWithAnnotation(k, v string) fakePodOpt {
-	return func(p *v1.Pod) {
-		if p.Annotations == nil {
-			p.Annotations = map[string]string{}
-		}
-		p.Annotations[k] = v
-	}
-}
-
-func fakeWithEmptyDir(name, sizeLimit string) fakePodOpt {
-	return func(p *v1.Pod) {
-		ed := &v1.EmptyDirVolumeSource{}
-		if sizeLimit != "" {
-			q := resource.MustParse(sizeLimit)
-			ed.SizeLimit = &q
-		}
-		p.Spec.Volumes = append(p.Spec.Volumes, v1.Volume{Name: name, VolumeSource: v1.VolumeSource{EmptyDir: ed}})
-	}
-}
-
-func fakeWithGeneration(g int64) fakePodOpt {
-	return func(p *v1.Pod) { p.Generation = g }
-}
-
-// ---------------------------------------------------------------------------
-// Threshold builders
-
-func fakeHard(signal evictionapi.Signal, quantity string) evictionapi.Threshold {
-	q := resource.MustParse(quantity)
-	return evictionapi.Threshold{Signal: signal, Operator: evictionapi.OpLessThan, Value: evictionapi.ThresholdValue{Quantity: &q}}
-}
-
-func fakeSoft(signal evictionapi.Signal, quantity string, grace time.Duration) evictionapi.Threshold {
-	t := fakeHard(signal, quantity)
-	t.GracePeriod = grace
-	return t
-}
-
-func fakeWithMinReclaim(t evictionapi.Threshold, quantity string) evictionapi.Threshold {
-	q := resource.MustParse(quantity)
-	t.MinReclaim = &evictionapi.ThresholdValue{Quantity: &q}
-	return t
 }

@@ -21,8 +21,8 @@ import (
 // cgroup, so it is the costly case); "fake" a small tree in a temp dir.
 func BenchmarkFastPathWatcherTick(b *testing.B) {
 	thresholds := []evictionapi.Threshold{
-		fakeHard(evictionapi.SignalMemoryAvailable, "100Mi"),
-		fakeHard(evictionapi.SignalAllocatableMemoryAvailable, "100Mi"),
+		hard(evictionapi.SignalMemoryAvailable, "100Mi"),
+		hard(evictionapi.SignalAllocatableMemoryAvailable, "100Mi"),
 	}
 	last := observations(
 		ob{signal: sigMem, available: 1 << 40, capacity: 1 << 41},

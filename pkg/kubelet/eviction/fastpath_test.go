@@ -33,7 +33,7 @@ func newFastHarness(t *testing.T, pods []*v1.Pod, st []statsapi.PodStats) *fastH
 	cfg.PodCgroupRoot = "kubepods"
 	// The Summary API: 3Gi of 8Gi available, no pressure.
 	n := fakeHealthyNode()
-	n.memAvail, n.memWS = 3*fakeGi, 5*fakeGi
+	n.memAvail, n.memWS = 3*gi, 5*gi
 	h := &fastHarness{mgrHarness: mgrNewHarness(t, cfg, false, n.summary(mgrEpoch, st...)), mount: t.TempDir(), clean: map[types.UID]bool{}}
 	h.pods = pods
 	h.m.memcg = &memcgReader{mount: h.mount, podRoot: "kubepods"}
@@ -71,13 +71,13 @@ const (
 // fastPods: by the Summary API's stale figures idle uses more than hog;
 // by the cgroups, hog has grown to 2.5Gi.
 func fastPods() (hog, idle *v1.Pod, pods []*v1.Pod, st []statsapi.PodStats) {
-	hog = fakePod("hog")
+	hog = pod("hog")
 	hog.UID = fastUIDHog
-	idle = fakePod("idle")
+	idle = pod("idle")
 	idle.UID = fastUIDIdle
 	st = []statsapi.PodStats{
-		fakePodStats(hog, fakePodUsage{memWS: []int64{100 * fakeMi}, ephem: -1}),
-		fakePodStats(idle, fakePodUsage{memWS: []int64{500 * fakeMi}, ephem: -1}),
+		fakePodStats(hog, fakePodUsage{memWS: []int64{100 * mi}, ephem: -1}),
+		fakePodStats(idle, fakePodUsage{memWS: []int64{500 * mi}, ephem: -1}),
 	}
 	return hog, idle, []*v1.Pod{idle, hog}, st
 }
@@ -85,7 +85,7 @@ func fastPods() (hog, idle *v1.Pod, pods []*v1.Pod, st []statsapi.PodStats) {
 func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 	hog, idle, pods, st := fastPods()
 	h := newFastHarness(t, pods, st)
-	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	h.cgroups(5*gi, map[*v1.Pod]int64{hog: 100 * mi, idle: 500 * mi})
 	ctx := context.Background()
 
 	if got := h.m.fastPass(ctx, h.activePods, "test"); got != nil {
@@ -101,7 +101,7 @@ func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 	// The hog grows by 2.4Gi: 600Mi available by the cgroups, while the
 	// Summary API still says 3Gi.
 	h.clock.Step(3 * time.Second)
-	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi, idle: 500 * mi})
 	if !h.m.memoryCrossed(ctx) {
 		t.Fatal("memoryCrossed = false with 600Mi available by the cgroups")
 	}
@@ -135,7 +135,7 @@ func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 	}
 	h.summary.set(func() *statsapi.Summary {
 		n := fakeHealthyNode()
-		n.memAvail, n.memWS = 600*fakeMi, 7*fakeGi+424*fakeMi
+		n.memAvail, n.memWS = 600*mi, 7*gi+424*mi
 		return n.summary(h.clock.Now(), st...)
 	}())
 	if ev := h.sync(); ev != nil {
@@ -149,7 +149,7 @@ func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 	h.clock.Step(time.Second)
 	h.summary.set(func() *statsapi.Summary {
 		n := fakeHealthyNode()
-		n.memAvail, n.memWS = 600*fakeMi, 7*fakeGi+424*fakeMi
+		n.memAvail, n.memWS = 600*mi, 7*gi+424*mi
 		return n.summary(mgrEpoch.Add(2*time.Second), st[1])
 	}())
 	if ev := h.sync(); ev != nil {
@@ -167,14 +167,14 @@ func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 func TestFastPassBeforeAnyMonitoringPass(t *testing.T) {
 	hog, idle, pods, st := fastPods()
 	h := newFastHarness(t, pods, st)
-	h.m.memcg.capacity = 8 * fakeGi
+	h.m.memcg.capacity = 8 * gi
 	h.m.diskInfo = h.disk
 	ctx := context.Background()
-	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	h.cgroups(5*gi, map[*v1.Pod]int64{hog: 100 * mi, idle: 500 * mi})
 	if h.m.memoryCrossed(ctx) {
 		t.Fatal("memoryCrossed with 3Gi of 8Gi available")
 	}
-	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi, idle: 500 * mi})
 	if !h.m.memoryCrossed(ctx) {
 		t.Fatal("memoryCrossed = false with 600Mi of 8Gi available")
 	}
@@ -193,8 +193,8 @@ func TestFastPassBeforeAnyMonitoringPass(t *testing.T) {
 
 	t.Run("without a layout source it waits for the monitoring loop", func(t *testing.T) {
 		h := newFastHarness(t, pods, st)
-		h.m.memcg.capacity = 8 * fakeGi
-		h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi})
+		h.m.memcg.capacity = 8 * gi
+		h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi})
 		if got := h.m.fastPass(ctx, h.activePods, "test"); got != nil {
 			t.Errorf("fast pass evicted %v without a filesystem layout", podNames(got))
 		}
@@ -204,14 +204,14 @@ func TestFastPassBeforeAnyMonitoringPass(t *testing.T) {
 func TestFastPathWatcherEvicts(t *testing.T) {
 	hog, idle, pods, st := fastPods()
 	h := newFastHarness(t, pods, st)
-	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	h.cgroups(5*gi, map[*v1.Pod]int64{hog: 100 * mi, idle: 500 * mi})
 	h.sync()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})
 	go func() { defer close(done); h.m.watchMemory(ctx, h.activePods) }()
 
-	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi, idle: 500 * mi})
 	// Each tick of the fake clock is one watcher read; the kill follows
 	// the first tick that sees the crossing.
 	deadline := time.Now().Add(30 * time.Second)
@@ -235,7 +235,7 @@ func TestStartFastPath(t *testing.T) {
 	_, _, pods, st := fastPods()
 	t.Run("no hard memory threshold", func(t *testing.T) {
 		h := newFastHarness(t, pods, st)
-		h.m.config.Thresholds = []evictionapi.Threshold{fakeSoft(evictionapi.SignalMemoryAvailable, "1Gi", time.Minute)}
+		h.m.config.Thresholds = []evictionapi.Threshold{soft(evictionapi.SignalMemoryAvailable, "1Gi", time.Minute)}
 		if h.m.startFastPath(context.Background(), h.disk, h.activePods, nil) {
 			t.Error("started without a hard memory threshold")
 		}
@@ -248,7 +248,7 @@ func TestStartFastPath(t *testing.T) {
 	})
 	t.Run("readable cgroups", func(t *testing.T) {
 		h := newFastHarness(t, pods, st)
-		h.cgroups(5*fakeGi, nil)
+		h.cgroups(5*gi, nil)
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		if !h.m.startFastPath(ctx, h.disk, h.activePods, nil) {
@@ -287,10 +287,10 @@ func TestFastPassSparesCriticalPods(t *testing.T) {
 	hog, idle, _, st := fastPods()
 	hog.Spec.Priority = ptrTo(systemCritical)
 	h := newFastHarness(t, []*v1.Pod{idle, hog}, st)
-	h.cgroups(5*fakeGi, map[*v1.Pod]int64{hog: 100 * fakeMi, idle: 500 * fakeMi})
+	h.cgroups(5*gi, map[*v1.Pod]int64{hog: 100 * mi, idle: 500 * mi})
 	h.sync()
 	h.clock.Step(time.Second)
-	h.cgroups(7*fakeGi+424*fakeMi, map[*v1.Pod]int64{hog: 2*fakeGi + 512*fakeMi, idle: 500 * fakeMi})
+	h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi, idle: 500 * mi})
 	if got := podNames(h.m.fastPass(context.Background(), h.activePods, "test")); !reflect.DeepEqual(got, []string{"idle"}) {
 		t.Errorf("fast pass evicted %v, want [idle] (the critical hog is spared)", got)
 	}

@@ -41,7 +41,7 @@ func (r *fzReader) intn(n int) int { return int(r.byte()) % n }
 // fzInterestingU64 are the raw counter values the generator uses.
 var fzInterestingU64 = []uint64{
 	0, 1, 2, 10, 100, 1000, 4096,
-	uint64(fakeMi), uint64(100 * fakeMi), uint64(500 * fakeMi), uint64(fakeGi), uint64(2 * fakeGi), uint64(10 * fakeGi), uint64(100 * fakeGi),
+	uint64(mi), uint64(100 * mi), uint64(500 * mi), uint64(gi), uint64(2 * gi), uint64(10 * gi), uint64(100 * gi),
 	math.MaxInt32, math.MaxInt64 - 1, math.MaxInt64, math.MaxInt64 + 1, math.MaxUint64 - 1, math.MaxUint64,
 }
 

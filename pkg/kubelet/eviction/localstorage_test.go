@@ -8,8 +8,6 @@ import (
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
 
-const mi = 1 << 20
-
 // violation is a storageViolation reduced to comparable fields.
 type violation struct{ pod, limit, message string }
 

@@ -34,7 +34,7 @@ func TestMgrNewManagerInterfaces(t *testing.T) {
 	if h.m.IsUnderMemoryPressure() || h.m.IsUnderDiskPressure() || h.m.IsUnderPIDPressure() {
 		t.Errorf("a new manager reports pressure")
 	}
-	if r := mgrAdmit(h, fakePod("be")); !r.Admit {
+	if r := mgrAdmit(h, pod("be")); !r.Admit {
 		t.Errorf("a new manager rejects pods: %+v", r)
 	}
 }
@@ -135,7 +135,7 @@ func TestMgrStartWaitsForCleanupAfterEviction(t *testing.T) {
 }
 
 func TestMgrWaitForPodsCleanup(t *testing.T) {
-	pods := []*v1.Pod{fakePod("a"), fakePod("b")}
+	pods := []*v1.Pod{pod("a"), pod("b")}
 	run := func(h *mgrHarness, ctx context.Context, fn PodCleanedUpFunc) chan struct{} {
 		done := make(chan struct{})
 		go func() {
@@ -247,7 +247,7 @@ func TestMgrConcurrentUse(t *testing.T) {
 	readers.Add(1)
 	go func() {
 		defer readers.Done()
-		be := fakePod("be")
+		be := pod("be")
 		for {
 			select {
 			case <-stop:

@@ -125,8 +125,6 @@ func percentValue(p float32) evictionapi.ThresholdValue {
 	return evictionapi.ThresholdValue{Percentage: p}
 }
 
-const gi = 1 << 30
-
 func TestMemoryThresholdNotifierArmedLevel(t *testing.T) {
 	const dir = "/sys/fs/cgroup/memory/kubepods"
 	cases := []struct {

@@ -219,7 +219,7 @@ func TestManagerPSI(t *testing.T) {
 		if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
 			t.Fatalf("evicted %v, want [besteffort]", got)
 		}
-		if !h.m.IsUnderMemoryPressure() || mgrAdmit(h, fakePod("new")).Admit {
+		if !h.m.IsUnderMemoryPressure() || mgrAdmit(h, pod("new")).Admit {
 			t.Error("want MemoryPressure and BestEffort pods rejected")
 		}
 		if d := mgrEvictionCount(t, string(signalMemoryPSISome)) - before; d != 1 {

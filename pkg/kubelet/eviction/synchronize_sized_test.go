@@ -17,11 +17,11 @@ import (
 // mgrSizedPods are three BestEffort hogs of 300Mi and a Guaranteed pod
 // within its request.
 func mgrSizedPods() ([]*v1.Pod, []statsapi.PodStats) {
-	guaranteed := fakePod("guaranteed", fakeWithRequests("memory", "2Gi", "cpu", "1"), fakeWithLimits("memory", "2Gi", "cpu", "1"))
-	pods := []*v1.Pod{guaranteed, fakePod("hog-a"), fakePod("hog-b"), fakePod("hog-c")}
-	st := []statsapi.PodStats{fakePodStats(guaranteed, fakePodUsage{memWS: []int64{fakeGi}, ephem: -1})}
+	guaranteed := pod("guaranteed", withRequest(v1.ResourceMemory, "2Gi"), withRequest(v1.ResourceCPU, "1"), withLimit(v1.ResourceMemory, "2Gi"), withLimit(v1.ResourceCPU, "1"))
+	pods := []*v1.Pod{guaranteed, pod("hog-a"), pod("hog-b"), pod("hog-c")}
+	st := []statsapi.PodStats{fakePodStats(guaranteed, fakePodUsage{memWS: []int64{gi}, ephem: -1})}
 	for _, p := range pods[1:] {
-		st = append(st, fakePodStats(p, fakePodUsage{memWS: []int64{300 * fakeMi}, ephem: -1}))
+		st = append(st, fakePodStats(p, fakePodUsage{memWS: []int64{300 * mi}, ephem: -1}))
 	}
 	return pods, st
 }
@@ -29,7 +29,7 @@ func mgrSizedPods() ([]*v1.Pod, []statsapi.PodStats) {
 // mgrSizedNode has 424Mi memory available: 600Mi short of memory.available<1Gi.
 func mgrSizedNode() fakeNode {
 	n := fakeHealthyNode()
-	n.memAvail, n.memWS = 424*fakeMi, 8*fakeGi-424*fakeMi
+	n.memAvail, n.memWS = 424*mi, 8*gi-424*mi
 	return n
 }
 
@@ -104,12 +104,12 @@ func TestMgrReclaimSizedEvictsWhatTheShortfallTakes(t *testing.T) {
 func TestMgrReclaimSizedAfterNodeReclaim(t *testing.T) {
 	setGateDuringTest(t, evictionReclaimSized, true)
 	cfg := mgrDiskConfig()
-	cfg.Thresholds = []evictionapi.Threshold{fakeHard(evictionapi.SignalNodeFsAvailable, "1Gi")}
-	writerA, writerB, idle := fakePod("writer-a"), fakePod("writer-b"), fakePod("idle")
+	cfg.Thresholds = []evictionapi.Threshold{hard(evictionapi.SignalNodeFsAvailable, "1Gi")}
+	writerA, writerB, idle := pod("writer-a"), pod("writer-b"), pod("idle")
 	st := []statsapi.PodStats{
-		fakePodStats(writerA, fakePodUsage{rootfs: []int64{400 * fakeMi}, ephem: -1}),
-		fakePodStats(writerB, fakePodUsage{rootfs: []int64{400 * fakeMi}, ephem: -1}),
-		fakePodStats(idle, fakePodUsage{rootfs: []int64{fakeMi}, ephem: -1}),
+		fakePodStats(writerA, fakePodUsage{rootfs: []int64{400 * mi}, ephem: -1}),
+		fakePodStats(writerB, fakePodUsage{rootfs: []int64{400 * mi}, ephem: -1}),
+		fakePodStats(idle, fakePodUsage{rootfs: []int64{mi}, ephem: -1}),
 	}
 	for _, tc := range []struct {
 		name    string
@@ -117,16 +117,16 @@ func TestMgrReclaimSizedAfterNodeReclaim(t *testing.T) {
 		want    []string
 	}{
 		{name: "nothing freed: two writers for 624Mi", freedTo: -1, want: []string{"writer-a", "writer-b"}},
-		{name: "300Mi freed: one writer for 324Mi", freedTo: 700 * fakeMi, want: []string{"writer-a"}},
+		{name: "300Mi freed: one writer for 324Mi", freedTo: 700 * mi, want: []string{"writer-a"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := fakeHealthyNode()
-			n.nodeFsAvail = 400 * fakeMi // 624Mi short of 1Gi
+			n.nodeFsAvail = 400 * mi // 624Mi short of 1Gi
 			h := mgrNewHarness(t, cfg, false, n.summary(mgrEpoch, st...))
 			h.pods = []*v1.Pod{idle, writerB, writerA}
 			if tc.freedTo >= 0 {
 				h.contGC.effect = func() {
-					h.summary.edit(func(s *statsapi.Summary) { s.Node.Fs.AvailableBytes = fakeU64(uint64(tc.freedTo)) })
+					h.summary.edit(func(s *statsapi.Summary) { s.Node.Fs.AvailableBytes = u64p(uint64(tc.freedTo)) })
 				}
 			}
 			if got := podNames(h.sync()); !reflect.DeepEqual(got, tc.want) {

@@ -62,14 +62,14 @@ func mgrMemoryConfig() Config {
 	return Config{
 		PressureTransitionPeriod: 5 * time.Minute,
 		MaxPodGracePeriodSeconds: 30,
-		Thresholds:               []evictionapi.Threshold{fakeHard(evictionapi.SignalMemoryAvailable, "1Gi")},
+		Thresholds:               []evictionapi.Threshold{hard(evictionapi.SignalMemoryAvailable, "1Gi")},
 	}
 }
 
 // mgrMemoryPressureNode has 500Mi memory available.
 func mgrMemoryPressureNode() fakeNode {
 	n := fakeHealthyNode()
-	n.memAvail, n.memWS = 500*fakeMi, 7*fakeGi+524*fakeMi
+	n.memAvail, n.memWS = 500*mi, 7*gi+524*mi
 	return n
 }
 
@@ -77,14 +77,14 @@ func mgrMemoryPressureNode() fakeNode {
 // within its request, a burstable pod 300Mi over its request and a
 // BestEffort pod using 500Mi.
 func mgrMemoryPods() ([]*v1.Pod, []statsapi.PodStats) {
-	guaranteed := fakePod("guaranteed", fakeWithRequests("memory", "2Gi", "cpu", "1"), fakeWithLimits("memory", "2Gi", "cpu", "1"))
-	burstable := fakePod("burstable", fakeWithRequests("memory", "100Mi"))
-	bestEffort := fakePod("besteffort", fakeWithGeneration(4))
+	guaranteed := pod("guaranteed", withRequest(v1.ResourceMemory, "2Gi"), withRequest(v1.ResourceCPU, "1"), withLimit(v1.ResourceMemory, "2Gi"), withLimit(v1.ResourceCPU, "1"))
+	burstable := pod("burstable", withRequest(v1.ResourceMemory, "100Mi"))
+	bestEffort := pod("besteffort", withGeneration(4))
 	pods := []*v1.Pod{guaranteed, burstable, bestEffort}
 	st := []statsapi.PodStats{
-		fakePodStats(guaranteed, fakePodUsage{memWS: []int64{fakeGi}, ephem: -1}),
-		fakePodStats(burstable, fakePodUsage{memWS: []int64{400 * fakeMi}, ephem: -1}),
-		fakePodStats(bestEffort, fakePodUsage{memWS: []int64{500 * fakeMi}, ephem: -1}),
+		fakePodStats(guaranteed, fakePodUsage{memWS: []int64{gi}, ephem: -1}),
+		fakePodStats(burstable, fakePodUsage{memWS: []int64{400 * mi}, ephem: -1}),
+		fakePodStats(bestEffort, fakePodUsage{memWS: []int64{500 * mi}, ephem: -1}),
 	}
 	return pods, st
 }
@@ -125,7 +125,7 @@ func TestMgrMemoryPressureHardEviction(t *testing.T) {
 	if k.grace == nil || *k.grace != 1 {
 		t.Errorf("grace override = %v, want 1", k.grace)
 	}
-	wantMsg := "The node was low on resource: memory. Threshold quantity: 1Gi, available: 500Mi. Container c0 was using 500Mi, request is 0, has larger consumption of memory. "
+	wantMsg := "The node was low on resource: memory. Threshold quantity: 1Gi, available: 500Mi. Container app was using 500Mi, request is 0, has larger consumption of memory. "
 	if k.status.Phase != v1.PodFailed || k.status.Reason != Reason || k.status.Message != wantMsg {
 		t.Errorf("status = %s/%s/%q, want Failed/Evicted/%q", k.status.Phase, k.status.Reason, k.status.Message, wantMsg)
 	}
@@ -155,7 +155,7 @@ func TestMgrMemoryPressureHardEviction(t *testing.T) {
 	if pe.object != pods[2] || pe.eventType != v1.EventTypeWarning || pe.message != wantMsg {
 		t.Errorf("pod event = %+v", pe)
 	}
-	wantAnn := map[string]string{StarvedResourceKey: "memory", OffendingContainersKey: "c0", OffendingContainersUsageKey: "500Mi"}
+	wantAnn := map[string]string{StarvedResourceKey: "memory", OffendingContainersKey: "app", OffendingContainersUsageKey: "500Mi"}
 	if !reflect.DeepEqual(pe.annotations, wantAnn) {
 		t.Errorf("annotations = %v, want %v", pe.annotations, wantAnn)
 	}
@@ -185,7 +185,7 @@ func podNames(pods []*v1.Pod) []string {
 // The victim is chosen by usage above request, not by QoS class.
 func TestMgrMemoryRankingPicksLargestExcess(t *testing.T) {
 	pods, st := mgrMemoryPods()
-	st[1] = fakePodStats(pods[1], fakePodUsage{memWS: []int64{900 * fakeMi}, ephem: -1})
+	st[1] = fakePodStats(pods[1], fakePodUsage{memWS: []int64{900 * mi}, ephem: -1})
 	h := mgrNewHarness(t, mgrMemoryConfig(), false, mgrMemoryPressureNode().summary(mgrEpoch, st...))
 	h.pods = pods
 	h.sync()
@@ -199,11 +199,11 @@ func TestMgrMemoryPressureAdmissionAndTransition(t *testing.T) {
 	h := mgrNewHarness(t, mgrMemoryConfig(), false, mgrMemoryPressureNode().summary(mgrEpoch, st...))
 	h.pods = pods
 
-	bestEffort := fakePod("new-be")
-	burstable := fakePod("new-bu", fakeWithRequests("memory", "10Mi"))
-	tolerating := fakePod("new-be-tol")
+	bestEffort := pod("new-be")
+	burstable := pod("new-bu", withRequest(v1.ResourceMemory, "10Mi"))
+	tolerating := pod("new-be-tol")
 	tolerating.Spec.Tolerations = []v1.Toleration{{Key: v1.TaintNodeMemoryPressure, Operator: v1.TolerationOpExists, Effect: v1.TaintEffectNoSchedule}}
-	criticalBE := fakePod("new-crit", fakeWithAnnotation(kubelettypes.ConfigSourceAnnotationKey, kubelettypes.FileSource))
+	criticalBE := pod("new-crit", staticPod())
 
 	if r := mgrAdmit(h, bestEffort); !r.Admit {
 		t.Fatalf("admission before any pass rejected a BestEffort pod: %+v", r)
@@ -266,11 +266,11 @@ func TestMgrSoftThreshold(t *testing.T) {
 			cfg := Config{
 				PressureTransitionPeriod: 5 * time.Minute,
 				MaxPodGracePeriodSeconds: tc.maxGrace,
-				Thresholds:               []evictionapi.Threshold{fakeSoft(evictionapi.SignalMemoryAvailable, "1Gi", 2*time.Minute)},
+				Thresholds:               []evictionapi.Threshold{soft(evictionapi.SignalMemoryAvailable, "1Gi", 2*time.Minute)},
 			}
-			pod := fakePod("victim")
+			pod := pod("victim")
 			pod.Spec.TerminationGracePeriodSeconds = tc.podGrace
-			h := mgrNewHarness(t, cfg, false, mgrMemoryPressureNode().summary(mgrEpoch, fakePodStats(pod, fakePodUsage{memWS: []int64{fakeGi}, ephem: -1})))
+			h := mgrNewHarness(t, cfg, false, mgrMemoryPressureNode().summary(mgrEpoch, fakePodStats(pod, fakePodUsage{memWS: []int64{gi}, ephem: -1})))
 			h.pods = []*v1.Pod{pod}
 
 			if ev := h.sync(); ev != nil {
@@ -311,8 +311,8 @@ func mgrDiskConfig() Config {
 		PressureTransitionPeriod: 5 * time.Minute,
 		MaxPodGracePeriodSeconds: 30,
 		Thresholds: []evictionapi.Threshold{
-			fakeWithMinReclaim(fakeHard(evictionapi.SignalNodeFsAvailable, "1Gi"), "500Mi"),
-			fakeHard(evictionapi.SignalImageFsAvailable, "1Gi"),
+			minReclaim(hard(evictionapi.SignalNodeFsAvailable, "1Gi"), "500Mi"),
+			hard(evictionapi.SignalImageFsAvailable, "1Gi"),
 		},
 	}
 }
@@ -320,13 +320,13 @@ func mgrDiskConfig() Config {
 // mgrDiskPods returns a pod with a large writable layer, a pod with large
 // logs and a small pod.
 func mgrDiskPods() ([]*v1.Pod, []statsapi.PodStats) {
-	root := fakePod("rootheavy")
-	logs := fakePod("logheavy")
-	small := fakePod("small")
+	root := pod("rootheavy")
+	logs := pod("logheavy")
+	small := pod("small")
 	return []*v1.Pod{small, root, logs}, []statsapi.PodStats{
-		fakePodStats(small, fakePodUsage{rootfs: []int64{10 * fakeMi}, logs: []int64{fakeMi}, ephem: -1}),
-		fakePodStats(root, fakePodUsage{rootfs: []int64{5 * fakeGi}, logs: []int64{fakeMi}, ephem: -1}),
-		fakePodStats(logs, fakePodUsage{rootfs: []int64{fakeMi}, logs: []int64{2 * fakeGi}, ephem: -1}),
+		fakePodStats(small, fakePodUsage{rootfs: []int64{10 * mi}, logs: []int64{mi}, ephem: -1}),
+		fakePodStats(root, fakePodUsage{rootfs: []int64{5 * gi}, logs: []int64{mi}, ephem: -1}),
+		fakePodStats(logs, fakePodUsage{rootfs: []int64{mi}, logs: []int64{2 * gi}, ephem: -1}),
 	}
 }
 
@@ -338,21 +338,21 @@ func TestMgrDiskPressureSingleFs(t *testing.T) {
 		gcErr    error
 		wantKill bool
 	}{
-		{name: "gc relieves pressure past min reclaim", freedTo: 3 * fakeGi},
-		{name: "gc relieves pressure despite gc errors", freedTo: 3 * fakeGi, gcErr: errors.New("gc failed")},
-		{name: "gc relieves pressure but not min reclaim", freedTo: fakeGi + 200*fakeMi, wantKill: true},
+		{name: "gc relieves pressure past min reclaim", freedTo: 3 * gi},
+		{name: "gc relieves pressure despite gc errors", freedTo: 3 * gi, gcErr: errors.New("gc failed")},
+		{name: "gc relieves pressure but not min reclaim", freedTo: gi + 200*mi, wantKill: true},
 		{name: "gc frees nothing", freedTo: -1, wantKill: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := fakeHealthyNode()
-			n.nodeFsAvail = 500 * fakeMi
+			n.nodeFsAvail = 500 * mi
 			pods, st := mgrDiskPods()
 			h := mgrNewHarness(t, mgrDiskConfig(), false, n.summary(mgrEpoch, st...))
 			h.pods = pods
 			h.contGC.err, h.imageGC.err = tc.gcErr, tc.gcErr
 			if tc.freedTo >= 0 {
 				h.contGC.effect = func() {
-					h.summary.edit(func(s *statsapi.Summary) { s.Node.Fs.AvailableBytes = fakeU64(uint64(tc.freedTo)) })
+					h.summary.edit(func(s *statsapi.Summary) { s.Node.Fs.AvailableBytes = u64p(uint64(tc.freedTo)) })
 				}
 			}
 			before := mgrEvictionCount(t, string(evictionapi.SignalNodeFsAvailable))
@@ -399,7 +399,7 @@ func TestMgrDiskPressureSingleFs(t *testing.T) {
 func TestMgrDiskPressureDedicatedImageFs(t *testing.T) {
 	t.Run("nodefs", func(t *testing.T) {
 		n := fakeHealthyNode()
-		n.nodeFsAvail = 500 * fakeMi
+		n.nodeFsAvail = 500 * mi
 		pods, st := mgrDiskPods()
 		h := mgrNewHarness(t, mgrDiskConfig(), false, n.summary(mgrEpoch, st...))
 		h.disk.imageFs = true
@@ -415,7 +415,7 @@ func TestMgrDiskPressureDedicatedImageFs(t *testing.T) {
 	})
 	t.Run("imagefs", func(t *testing.T) {
 		n := fakeHealthyNode()
-		n.imgFsAvail = 500 * fakeMi
+		n.imgFsAvail = 500 * mi
 		pods, st := mgrDiskPods()
 		h := mgrNewHarness(t, mgrDiskConfig(), false, n.summary(mgrEpoch, st...))
 		h.disk.imageFs = true
@@ -438,9 +438,9 @@ func TestMgrDiskPressureSplitFs(t *testing.T) {
 		wantGC   []string
 		wantKill bool
 	}{
-		{"imagefs", func(n *fakeNode) { n.imgFsAvail = 500 * fakeMi }, []string{fakeCallImages}, true},
-		{"containerfs", func(n *fakeNode) { n.ctrFsAvail = 500 * fakeMi }, []string{fakeCallContainers}, true},
-		{"nodefs", func(n *fakeNode) { n.nodeFsAvail = 500 * fakeMi }, []string{fakeCallContainers}, true},
+		{"imagefs", func(n *fakeNode) { n.imgFsAvail = 500 * mi }, []string{fakeCallImages}, true},
+		{"containerfs", func(n *fakeNode) { n.ctrFsAvail = 500 * mi }, []string{fakeCallContainers}, true},
+		{"nodefs", func(n *fakeNode) { n.nodeFsAvail = 500 * mi }, []string{fakeCallContainers}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			n := fakeHealthyNode()
@@ -579,7 +579,7 @@ func TestMgrSummaryErrors(t *testing.T) {
 // Reclaim reads stats again; when that read fails, pods are evicted.
 func TestMgrSummaryErrorAfterReclaim(t *testing.T) {
 	n := fakeHealthyNode()
-	n.nodeFsAvail = 500 * fakeMi
+	n.nodeFsAvail = 500 * mi
 	pods, st := mgrDiskPods()
 	h := mgrNewHarness(t, mgrDiskConfig(), false, n.summary(mgrEpoch, st...))
 	h.pods = pods
@@ -616,15 +616,15 @@ func TestMgrStaleStatsDoNotEvictTwice(t *testing.T) {
 }
 
 func TestMgrCriticalPodsAreNeverKilled(t *testing.T) {
-	static := fakePod("static", fakeWithAnnotation(kubelettypes.ConfigSourceAnnotationKey, kubelettypes.FileSource))
-	mirror := fakePod("mirror", fakeWithAnnotation(kubelettypes.ConfigMirrorAnnotationKey, "hash"))
-	critical := fakePod("critical", fakeWithPriority(2000000000))
-	normal := fakePod("normal", fakeWithPriority(1000))
+	static := pod("static", staticPod())
+	mirror := pod("mirror", withAnnotation(kubelettypes.ConfigMirrorAnnotationKey, "hash"))
+	critical := pod("critical", withPriority(2000000000))
+	normal := pod("normal", withPriority(1000))
 	st := []statsapi.PodStats{
-		fakePodStats(static, fakePodUsage{memWS: []int64{4 * fakeGi}, ephem: -1}),
-		fakePodStats(mirror, fakePodUsage{memWS: []int64{3 * fakeGi}, ephem: -1}),
-		fakePodStats(critical, fakePodUsage{memWS: []int64{2 * fakeGi}, ephem: -1}),
-		fakePodStats(normal, fakePodUsage{memWS: []int64{10 * fakeMi}, ephem: -1}),
+		fakePodStats(static, fakePodUsage{memWS: []int64{4 * gi}, ephem: -1}),
+		fakePodStats(mirror, fakePodUsage{memWS: []int64{3 * gi}, ephem: -1}),
+		fakePodStats(critical, fakePodUsage{memWS: []int64{2 * gi}, ephem: -1}),
+		fakePodStats(normal, fakePodUsage{memWS: []int64{10 * mi}, ephem: -1}),
 	}
 	t.Run("a non-critical pod remains", func(t *testing.T) {
 		h := mgrNewHarness(t, mgrMemoryConfig(), false, mgrMemoryPressureNode().summary(mgrEpoch, st...))
@@ -683,9 +683,9 @@ func TestMgrKillErrorStillCounts(t *testing.T) {
 }
 
 func TestMgrPIDPressure(t *testing.T) {
-	cfg := Config{PressureTransitionPeriod: time.Minute, Thresholds: []evictionapi.Threshold{fakeHard(evictionapi.SignalPIDAvailable, "1000")}}
-	low := fakePod("low", fakeWithPriority(-5))
-	forky := fakePod("forky", fakeWithPriority(10))
+	cfg := Config{PressureTransitionPeriod: time.Minute, Thresholds: []evictionapi.Threshold{hard(evictionapi.SignalPIDAvailable, "1000")}}
+	low := pod("low", withPriority(-5))
+	forky := pod("forky", withPriority(10))
 	n := fakeHealthyNode()
 	n.procs = n.maxPID - 10
 	h := mgrNewHarness(t, cfg, false, n.summary(mgrEpoch,
@@ -702,27 +702,27 @@ func TestMgrPIDPressure(t *testing.T) {
 	if e := h.recorder.byReason("EvictionThresholdMet"); len(e) != 1 || e[0].message != "Attempting to reclaim pids" {
 		t.Errorf("node events = %+v", e)
 	}
-	if r := mgrAdmit(h, fakePod("new", fakeWithRequests("memory", "1Mi"))); r.Admit {
+	if r := mgrAdmit(h, pod("new", withRequest(v1.ResourceMemory, "1Mi"))); r.Admit {
 		t.Errorf("burstable pod admitted under PID pressure")
 	}
 }
 
 func TestMgrLocalStorageEviction(t *testing.T) {
-	emptyDir := fakePod("emptydir", fakeWithEmptyDir("cache", "100Mi"), fakeWithGeneration(3))
-	ctrLimit := fakePod("ctrlimit", fakeWithLimits("ephemeral-storage", "50Mi"))
-	podLimit := fakePod("podlimit", fakeWithLimits("ephemeral-storage", "100Mi"))
-	podLimit.Spec.Containers = append(podLimit.Spec.Containers, v1.Container{Name: "c1", Resources: v1.ResourceRequirements{Limits: fakeResources("ephemeral-storage", "100Mi")}})
-	withinLimit := fakePod("within", fakeWithEmptyDir("cache", "1Gi"))
-	static := fakePod("static", fakeWithEmptyDir("cache", "1Mi"), fakeWithAnnotation(kubelettypes.ConfigSourceAnnotationKey, kubelettypes.FileSource))
-	noLimit := fakePod("nolimit", fakeWithEmptyDir("cache", ""))
+	emptyDir := pod("emptydir", withVolumes(emptyDirVol("cache", "100Mi", "")), withGeneration(3))
+	ctrLimit := pod("ctrlimit", withLimit(v1.ResourceEphemeralStorage, "50Mi"))
+	podLimit := pod("podlimit", withLimit(v1.ResourceEphemeralStorage, "100Mi"))
+	podLimit.Spec.Containers = append(podLimit.Spec.Containers, v1.Container{Name: "c1", Resources: v1.ResourceRequirements{Limits: rl("ephemeral-storage", "100Mi")}})
+	withinLimit := pod("within", withVolumes(emptyDirVol("cache", "1Gi", "")))
+	static := pod("static", withVolumes(emptyDirVol("cache", "1Mi", "")), staticPod())
+	noLimit := pod("nolimit", withVolumes(emptyDirVol("cache", "", "")))
 	pods := []*v1.Pod{emptyDir, withinLimit, ctrLimit, static, podLimit, noLimit}
 	st := []statsapi.PodStats{
-		fakePodStats(emptyDir, fakePodUsage{memWS: []int64{3 * fakeGi}, volumes: map[string]int64{"cache": 200 * fakeMi}, ephem: -1}),
-		fakePodStats(withinLimit, fakePodUsage{volumes: map[string]int64{"cache": 200 * fakeMi}, ephem: -1}),
-		fakePodStats(ctrLimit, fakePodUsage{rootfs: []int64{40 * fakeMi}, logs: []int64{20 * fakeMi}, ephem: -1}),
-		fakePodStats(static, fakePodUsage{volumes: map[string]int64{"cache": 200 * fakeMi}, ephem: -1}),
-		fakePodStats(podLimit, fakePodUsage{rootfs: []int64{10 * fakeMi, 10 * fakeMi}, ephem: 300 * fakeMi}),
-		fakePodStats(noLimit, fakePodUsage{volumes: map[string]int64{"cache": 50 * fakeGi}, ephem: -1}),
+		fakePodStats(emptyDir, fakePodUsage{memWS: []int64{3 * gi}, volumes: map[string]int64{"cache": 200 * mi}, ephem: -1}),
+		fakePodStats(withinLimit, fakePodUsage{volumes: map[string]int64{"cache": 200 * mi}, ephem: -1}),
+		fakePodStats(ctrLimit, fakePodUsage{rootfs: []int64{40 * mi}, logs: []int64{20 * mi}, ephem: -1}),
+		fakePodStats(static, fakePodUsage{volumes: map[string]int64{"cache": 200 * mi}, ephem: -1}),
+		fakePodStats(podLimit, fakePodUsage{rootfs: []int64{10 * mi, 10 * mi}, ephem: 300 * mi}),
+		fakePodStats(noLimit, fakePodUsage{volumes: map[string]int64{"cache": 50 * gi}, ephem: -1}),
 	}
 	// Memory is starved too: local storage eviction pre-empts it this pass.
 	h := mgrNewHarness(t, mgrMemoryConfig(), true, mgrMemoryPressureNode().summary(mgrEpoch, st...))
@@ -744,7 +744,7 @@ func TestMgrLocalStorageEviction(t *testing.T) {
 	}
 	wantMsg := map[string]string{
 		"emptydir": `Usage of EmptyDir volume "cache" exceeds the limit "100Mi". `,
-		"ctrlimit": `Container c0 exceeded its local ephemeral storage limit "50Mi". `,
+		"ctrlimit": `Container app exceeded its local ephemeral storage limit "50Mi". `,
 		"podlimit": "Pod ephemeral local storage usage exceeds the total limit of containers 200Mi. ",
 	}
 	for _, k := range h.killer.get() {
@@ -794,8 +794,8 @@ func TestMgrLocalStorageEviction(t *testing.T) {
 // Container ephemeral limits count only logs when writable layers live on
 // a dedicated imagefs.
 func TestMgrLocalStorageDedicatedImageFs(t *testing.T) {
-	ctrLimit := fakePod("ctrlimit", fakeWithLimits("ephemeral-storage", "50Mi"))
-	st := []statsapi.PodStats{fakePodStats(ctrLimit, fakePodUsage{rootfs: []int64{400 * fakeMi}, logs: []int64{20 * fakeMi}, ephem: -1})}
+	ctrLimit := pod("ctrlimit", withLimit(v1.ResourceEphemeralStorage, "50Mi"))
+	st := []statsapi.PodStats{fakePodStats(ctrLimit, fakePodUsage{rootfs: []int64{400 * mi}, logs: []int64{20 * mi}, ephem: -1})}
 	h := mgrNewHarness(t, Config{}, true, fakeHealthyNode().summary(mgrEpoch, st...))
 	h.disk.imageFs = true
 	h.pods = []*v1.Pod{ctrLimit}
@@ -813,9 +813,9 @@ func TestMgrLocalStorageDedicatedImageFs(t *testing.T) {
 // kubelet_evictions{eviction_signal="emptydirfs.limit"}, as upstream
 // v1.37.2's emptyDirLimitEviction counts it.
 func TestMgrEmptyDirMetricParity(t *testing.T) {
-	pod := fakePod("emptydir", fakeWithEmptyDir("cache", "100Mi"))
+	pod := pod("emptydir", withVolumes(emptyDirVol("cache", "100Mi", "")))
 	h := mgrNewHarness(t, Config{}, true, fakeHealthyNode().summary(mgrEpoch,
-		fakePodStats(pod, fakePodUsage{volumes: map[string]int64{"cache": 200 * fakeMi}, ephem: -1})))
+		fakePodStats(pod, fakePodUsage{volumes: map[string]int64{"cache": 200 * mi}, ephem: -1})))
 	h.pods = []*v1.Pod{pod}
 	before := mgrEvictionCount(t, signalEmptyDirFsLimit)
 	if ev := h.sync(); len(ev) != 1 {
@@ -835,7 +835,7 @@ func TestMgrSplitFsGateOffNeverEvictsForThresholds(t *testing.T) {
 	featuregatetesting.SetFeatureGateDuringTest(t, utilfeature.DefaultFeatureGate, features.KubeletSeparateDiskGC, false)
 	t.Run("disk", func(t *testing.T) {
 		n := fakeHealthyNode()
-		n.nodeFsAvail = 500 * fakeMi
+		n.nodeFsAvail = 500 * mi
 		pods, st := mgrDiskPods()
 		h := mgrNewHarness(t, mgrDiskConfig(), false, n.summary(mgrEpoch, st...))
 		h.disk.imageFs, h.disk.containerFs = true, true
@@ -884,12 +884,12 @@ func TestMgrSplitFsGateOffNeverEvictsForThresholds(t *testing.T) {
 func TestMgrConfiguredContainerFsThresholdIgnoredFromFirstPass(t *testing.T) {
 	cfg := Config{
 		PressureTransitionPeriod: time.Minute,
-		Thresholds:               []evictionapi.Threshold{fakeHard(evictionapi.SignalContainerFsInodesFree, "1000")},
+		Thresholds:               []evictionapi.Threshold{hard(evictionapi.SignalContainerFsInodesFree, "1000")},
 	}
 	n := fakeHealthyNode()
 	n.ctrFsFree = 500
-	pod := fakePod("victim")
-	h := mgrNewHarness(t, cfg, false, n.summary(mgrEpoch, fakePodStats(pod, fakePodUsage{rootfs: []int64{fakeGi}, ephem: -1})))
+	pod := pod("victim")
+	h := mgrNewHarness(t, cfg, false, n.summary(mgrEpoch, fakePodStats(pod, fakePodUsage{rootfs: []int64{gi}, ephem: -1})))
 	h.pods = []*v1.Pod{pod}
 	for pass := 0; pass < 2; pass++ {
 		h.reset()

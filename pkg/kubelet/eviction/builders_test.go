@@ -1,8 +1,10 @@
 package eviction
 
-// Small builders shared by the decision-core tests. Pods live in namespace
-// "ns", get UID "<name>-uid" and one container "app" unless told otherwise;
-// pod stats refer to the pod of the same name.
+// The builders every test of the package uses: quantities, pods, volumes,
+// pod and node stats, thresholds and observations. Pods live in namespace
+// "ns", get UID "<name>-uid" and one container "app" unless told
+// otherwise; pod stats refer to the pod of the same name. The manager
+// harness's whole-node stats model is in fakes_test.go.
 
 import (
 	"fmt"
@@ -20,6 +22,12 @@ import (
 
 // t0 is the reference time of every test.
 var t0 = time.Date(2026, time.March, 1, 12, 0, 0, 0, time.UTC)
+
+// Binary units, untyped so they fit any integer type.
+const (
+	mi = 1 << 20
+	gi = 1 << 30
+)
 
 // systemCritical is the lowest system-critical priority.
 const systemCritical int32 = 2000000000
@@ -121,12 +129,21 @@ func withPodRequests(list v1.ResourceList) podOpt {
 	return func(p *v1.Pod) { p.Spec.Resources = &v1.ResourceRequirements{Requests: list} }
 }
 
-// staticPod marks the pod as coming from a manifest file.
-func staticPod() podOpt {
+func withAnnotation(key, value string) podOpt {
 	return func(p *v1.Pod) {
-		p.Annotations = map[string]string{kubelettypes.ConfigSourceAnnotationKey: kubelettypes.FileSource}
+		if p.Annotations == nil {
+			p.Annotations = map[string]string{}
+		}
+		p.Annotations[key] = value
 	}
 }
+
+// staticPod marks the pod as coming from a manifest file.
+func staticPod() podOpt {
+	return withAnnotation(kubelettypes.ConfigSourceAnnotationKey, kubelettypes.FileSource)
+}
+
+func withGeneration(g int64) podOpt { return func(p *v1.Pod) { p.Generation = g } }
 
 // container builds a container with the given requests and limits.
 func container(name string, requests, limits v1.ResourceList) v1.Container {
