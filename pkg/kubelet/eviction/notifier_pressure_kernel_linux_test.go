@@ -149,10 +149,7 @@ func TestCgroupV2NotifierWakesTheManager(t *testing.T) {
 	waitFor(t, 30*time.Second, "the first monitoring pass", func() bool { return h.summary.calls() >= 1 })
 	before := h.summary.calls()
 
-	cg.limit(t, 48<<20)
-	file := thrashFile(t)
-	start := time.Now()
-	startChild(t, cg.dir, "page-cache-thrash", pageCacheThrashEnv+"="+file).waitReady(t, time.Minute)
+	start := startThrasher(t, cg)
 	waitFor(t, time.Minute, "a pass woken by the notifier", func() bool { return h.summary.calls() > before })
 	t.Logf("a pass %s after the thrasher started (monitoring interval 1h)", time.Since(start).Round(time.Millisecond))
 	// The thrasher goes on notifying and the fake stats do not change, so

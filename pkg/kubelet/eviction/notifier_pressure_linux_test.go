@@ -170,25 +170,45 @@ func TestPressureTriggerFires(t *testing.T) {
 	t.Logf("notified %s after the thrasher started", elapsed.Round(time.Millisecond))
 }
 
-// thrashUntilNotified starts n, then a page-cache thrasher in cg (limited
-// to 48 MiB, reading a 60 MiB file from a disk), and waits up to a minute
-// for a notification containing want; it returns how long that took from
-// the thrasher's start.
+// thrashUntilNotified starts n, then a page-cache thrasher in cg (see
+// startThrasher), and waits up to a minute for a notification containing
+// want; it returns how long that took from the thrasher's start.
 func thrashUntilNotified(t *testing.T, cg *testCgroup, n *pressureNotifier, want string) time.Duration {
 	t.Helper()
-	cg.limit(t, 48<<20)
-	// Pages read twice are the cgroup's working set, and refaulting them
-	// is a memory stall. The file's pages must not be in the page cache
-	// already, charged to this process's cgroup: written, synced, dropped.
-	file := thrashFile(t)
 	msgs, done, cancel := startArmed(t, n)
-	start := time.Now()
-	startChild(t, cg.dir, "page-cache-thrash", pageCacheThrashEnv+"="+file).waitReady(t, time.Minute)
+	start := startThrasher(t, cg)
 	expectMessage(t, msgs, time.Minute, want)
 	elapsed := time.Since(start)
 	cancel()
 	expectStopped(t, done)
 	return elapsed
+}
+
+// thrashRoom is the page cache a thrasher's cgroup leaves it: less than the
+// 60 MiB file it reads, so its pages are reclaimed and refaulted.
+const thrashRoom = 40 << 20
+
+// startThrasher starts a page-cache thrasher in cg and returns when it
+// thrashes: the child (this test binary, whose own memory depends on the
+// build: -race takes several times more) starts with no limit, and once it
+// is ready the limit is set to what it charges besides page cache plus
+// thrashRoom. A fixed limit could be below the child's own memory and get
+// it OOM-killed before it read a page.
+func startThrasher(t *testing.T, cg *testCgroup) time.Time {
+	t.Helper()
+	// Pages read twice are the cgroup's working set, and refaulting them
+	// is a memory stall. The file's pages must not be in the page cache
+	// already, charged to this process's cgroup: written, synced, dropped.
+	file := thrashFile(t)
+	startChild(t, cg.dir, "page-cache-thrash", pageCacheThrashEnv+"="+file).waitReady(t, time.Minute)
+	cacheKey := "cache"
+	if cg.v2 {
+		cacheKey = "file"
+	}
+	own := cg.usage(t, cg.dir) - cgroupStat(t, cg.dir, cacheKey)
+	cg.limit(t, own+thrashRoom)
+	t.Logf("thrasher's own memory %d MiB, limit %d MiB", own>>20, (own+thrashRoom)>>20)
+	return time.Now()
 }
 
 // thrashFile writes a 60 MiB file for the page-cache thrasher, on a disk:
