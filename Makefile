@@ -100,8 +100,10 @@ patches: ## Regenerate the patch series in patches/ from the code
 verify-patches: ## Fail unless patches/ is what make patches generates and applies with git am
 	@bash scripts/patches.sh verify
 
+# The build pipeline's steps: scripts/pipeline.sh runs each after what it
+# needs (kubelet, host-deps -> components -> engine -> node-image -> cluster).
 kubelet: ## Build _output/bin/{kubelet,kubeadm,kubectl} (patched) and kubelet-upstream
-	@bash scripts/build-kubelet.sh all
+	@bash scripts/pipeline.sh kubelet
 
 upstream-e2e: ## Build upstream's e2e_node.test and ginkgo from the pristine tree, after checking test/ is byte-identical to upstream's
 	@bash scripts/build-upstream-e2e.sh
@@ -110,22 +112,22 @@ check-kubelet: ## Prove the built kubelet runs our package; upstream's tests pas
 	@bash scripts/check-kubelet.sh
 
 host-deps: ## Install the Debian packages the cluster build needs (only what is missing)
-	@bash scripts/host-deps.sh
+	@bash scripts/pipeline.sh host-deps
 
-components: host-deps ## Build containerd, runc, dockerd, crictl, CNI, etcd, coredns, control plane, kind into _output/bin
-	@bash scripts/build-components.sh
+components: ## Build containerd, runc, dockerd, crictl, CNI, etcd, coredns, control plane, kind into _output/bin
+	@bash scripts/pipeline.sh components
 
-engine-up: components ## Start the project's own Docker engine (if not running)
-	@bash scripts/engine.sh up
+engine-up: ## Start the project's own Docker engine (if not running)
+	@bash scripts/pipeline.sh engine
 
 engine-down: ## Stop the project's Docker engine if the project started it
 	@bash scripts/engine.sh down
 
-node-image: kubelet components engine-up ## Build the kind node image (skipped when its inputs did not change)
-	@bash scripts/node-image.sh >/dev/null
+node-image: ## Build the kind node image (skipped when its inputs did not change)
+	@bash scripts/pipeline.sh node-image
 
-cluster: node-image ## Bring up kind-config.yaml's cluster (KUBECONFIG=_output/kubeconfig); idempotent
-	@bash scripts/cluster.sh up
+cluster: ## Bring up kind-config.yaml's cluster (KUBECONFIG=_output/kubeconfig); idempotent
+	@bash scripts/pipeline.sh cluster
 
 cluster-down: ## Delete the cluster, its dedicated filesystems, and stop the engine; idempotent
 	@bash scripts/cluster.sh down

@@ -21,8 +21,8 @@
 #
 # Usage: scripts/bench-e2e.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 
 root="$(repo_root)"
 cluster="${CLUSTER:-evictkit}"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds every other component of the kind cluster from source, offline, from
-# the Go module proxy, at the versions pinned in scripts/versions.sh:
+# the Go module proxy, at the versions pinned in scripts/lib/versions.sh:
 #   host engine   dockerd, docker-proxy (moby), containerd, containerd-shim-runc-v2,
 #                 ctr, runc
 #   node          the same containerd/runc, crictl, CNI plugins (cni/), our
@@ -14,9 +14,9 @@
 #
 # Usage: scripts/build-components.sh [NAME...]   (default: all)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/kube-build.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/kube-build.sh"
 
 root="$(repo_root)"
 bin="${root}/_output/bin"
@@ -135,7 +135,7 @@ build_one() {
 		local pinned
 		pinned="$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" {print $3}' "${root}/images/coredns/go.mod")"
 		[[ "${pinned}" == "${COREDNS_VERSION}" ]] ||
-			die "images/coredns/go.mod requires coredns ${pinned:-?}, scripts/versions.sh says ${COREDNS_VERSION}" \
+			die "images/coredns/go.mod requires coredns ${pinned:-?}, scripts/lib/versions.sh says ${COREDNS_VERSION}" \
 				"cd images/coredns && go get github.com/coredns/coredns@${COREDNS_VERSION} && go mod tidy"
 		local_build "${bin}/coredns" "${root}/images/coredns"
 		;;

@@ -11,9 +11,9 @@
 #
 # Usage: scripts/build-upstream-e2e.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/kube-build.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/kube-build.sh"
 
 root="$(repo_root)"
 bin="${root}/_output/upstream-e2e/bin"

@@ -9,8 +9,8 @@
 #      related tests of pkg/kubelet) pass.
 # Run scripts/build-kubelet.sh first (make kubelet does).
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 
 root="$(repo_root)"
 bin="${root}/_output/bin"

@@ -5,8 +5,8 @@
 # network check, then runs the node e2e specs labelled Smoke on it; the
 # cluster is then removed, and the engine stopped if this run started it.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 
 root="$(repo_root)"
 tool="${root}/_output/bin/evictkit-cluster"

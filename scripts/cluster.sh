@@ -8,8 +8,8 @@
 # Binaries are expected in _output/bin (make kubelet components). Extra flags
 # for evictkit-cluster come from CLUSTER_FLAGS (e.g. "-workers 0").
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 
 root="$(repo_root)"
 tool="${root}/_output/bin/evictkit-cluster"

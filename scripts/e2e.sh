@@ -16,7 +16,7 @@
 #
 # Usage: scripts/e2e.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 
 root="$(repo_root)"
 kubelet="${KUBELET:-evictkit}"
@@ -67,12 +67,11 @@ finish() {
 }
 trap finish EXIT
 
-phase "kubelet" bash "${root}/scripts/build-kubelet.sh" all
-phase "host packages" bash "${root}/scripts/host-deps.sh"
-phase "components" bash "${root}/scripts/build-components.sh"
-phase "engine" bash "${root}/scripts/engine.sh" up
-phase "node image" bash -c "bash '${root}/scripts/node-image.sh' >/dev/null"
-phase "cluster" bash "${root}/scripts/cluster.sh" up
+# The build pipeline, one timed phase per step (scripts/pipeline.sh).
+steps="$(bash "${root}/scripts/pipeline.sh" order cluster)"
+for s in ${steps}; do
+	phase "${s}" bash "${root}/scripts/pipeline.sh" only "${s}"
+done
 # Both suites run whatever the other's outcome.
 phase "test/node" env KUBELET="${kubelet}" bash "${root}/scripts/test-node.sh" || true
 phase "test/e2e" env KUBELET="${kubelet}" bash "${root}/scripts/test-e2e.sh" || true

@@ -20,8 +20,8 @@
 #   status  exit 0 when it answers
 #   env     print `export DOCKER_HOST=...` for eval
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 
 root="$(repo_root)"
 bin="${root}/_output/bin"

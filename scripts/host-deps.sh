@@ -4,6 +4,6 @@
 # firewall), libseccomp-dev + pkg-config (runc), e2fsprogs, util-linux and
 # mount (dedicated filesystems), jq. Idempotent; apt runs only when needed.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 
 install_missing debootstrap nftables iptables libseccomp-dev pkg-config e2fsprogs util-linux mount jq gcc make git

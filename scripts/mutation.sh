@@ -15,7 +15,7 @@
 #   WORKERS=<n>  parallel mutants (default 1: each runs the tests on 2 CPUs)
 #   FILES=<regexp> mutate only the core files matching (default all)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 root="$(repo_root)"
 cd "${root}"
 

@@ -7,9 +7,9 @@
 #
 # Usage: scripts/node-base.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 
 root="$(repo_root)"
 packages_file="${root}/images/node/packages.txt"

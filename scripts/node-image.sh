@@ -16,9 +16,9 @@
 #
 # Usage: scripts/node-image.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 
 root="$(repo_root)"
 bin="${root}/_output/bin"
@@ -39,7 +39,7 @@ step "node-image: hashing inputs"
 start=${SECONDS}
 inputs_hash="$(
 	{
-		cat "${root}/scripts/versions.sh" "${BASH_SOURCE[0]}" "${root}/scripts/node-base.sh" "${root}/images/node/packages.txt" "${root}/images/node/assemble.sh"
+		cat "${root}/scripts/lib/versions.sh" "${BASH_SOURCE[0]}" "${root}/scripts/node-base.sh" "${root}/images/node/packages.txt" "${root}/images/node/assemble.sh" "${root}/images/node/kube-proxy-rootfs.sh"
 		(cd "${root}/images/node/files" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
 		(cd "${kind_base}" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
 		(cd "${bin}" && sha256sum "${binaries[@]}")
@@ -117,31 +117,8 @@ scratch_image "${reg}/pause:${PAUSE_IMAGE_TAG}" "${stage}/rootfs/pause" 'ENTRYPO
 # legacy), nft and conntrack from the base, with their shared libraries and
 # xtables modules, and nothing else.
 mkdir -p "${stage}/rootfs/kube-proxy"
-docker run --rm --network none -v "${stage}/rootfs/kube-proxy:/out" "${base}" bash -euc '
-	# Debian has a merged /usr: keep that layout, copy every path by its
-	# /usr name, and every symlink together with what it points to.
-	for d in bin sbin lib lib64; do ln -s "usr/${d}" "/out/${d}"; done
-	mkdir -p /out/usr/bin /out/usr/sbin /out/usr/lib /out/usr/lib64
-	canon() { printf "%s/%s\n" "$(readlink -f "$(dirname "$1")")" "$(basename "$1")"; }
-	files=(/usr/sbin/xtables-nft-multi /usr/sbin/xtables-legacy-multi /usr/sbin/nft /usr/sbin/conntrack)
-	links=$(find /usr/sbin /etc/alternatives -maxdepth 1 -type l \( -name "ip*tables*" -o -name "ebtables*" -o -name "arptables*" \))
-	# the xtables match/target modules are loaded at run time: their
-	# libraries too (libxt_statistic needs libm, for Services with more
-	# than one endpoint).
-	libs=$(ldd "${files[@]}" /usr/lib/x86_64-linux-gnu/xtables/*.so | awk "/=>/ {print \$3} /ld-linux/ {print \$1}" | sort -u)
-	for f in "${files[@]}" ${links} ${libs} /usr/lib/x86_64-linux-gnu/xtables /etc/ethertypes /etc/protocols /etc/services; do
-		[ -e "$f" ] || [ -L "$f" ] || continue
-		c="$(canon "$f")"
-		cp -a --parents "$c" /out/
-		[ -L "$c" ] && cp -a --parents "$(readlink -f "$c")" /out/
-	done
-	mkdir -p /out/run /out/var/run /out/var/lib/kube-proxy
-	chroot /out /usr/sbin/iptables-nft --version >/dev/null
-	chroot /out /usr/sbin/nft --version >/dev/null
-	chroot /out /usr/sbin/conntrack --version >/dev/null
-	missing=$(for m in /out/usr/lib/x86_64-linux-gnu/xtables/*.so; do chroot /out /usr/lib64/ld-linux-x86-64.so.2 --list "${m#/out}" 2>&1 | grep "not found" || true; done)
-	[ -z "${missing}" ] || { echo "kube-proxy rootfs: xtables modules miss libraries: ${missing}" >&2; exit 1; }
-'
+docker run --rm --network none -v "${stage}/rootfs/kube-proxy:/out" \
+	-v "${root}/images/node/kube-proxy-rootfs.sh:/kube-proxy-rootfs.sh:ro" "${base}" bash /kube-proxy-rootfs.sh /out
 mkdir -p "${stage}/rootfs/kube-proxy/usr/local/bin"
 cp "${bin}/kube-proxy" "${stage}/rootfs/kube-proxy/usr/local/bin/"
 scratch_image "${reg}/kube-proxy:${K8S_VERSION}" "${stage}/rootfs/kube-proxy" "${path_env}" 'ENTRYPOINT ["/usr/local/bin/kube-proxy"]'
@@ -152,7 +129,7 @@ note "images built in $((SECONDS - start)) s"
 want="$("${bin}/kubeadm" config images list --kubernetes-version "${K8S_VERSION}" | sort)"
 have="$(registry_images | sort -u)"
 missing="$(comm -23 <(echo "${want}") <(echo "${have}"))"
-[[ -z "${missing}" ]] || die "kubeadm ${K8S_VERSION} expects images that were not built: ${missing//$'\n'/ }" "update the tags in scripts/versions.sh"
+[[ -z "${missing}" ]] || die "kubeadm ${K8S_VERSION} expects images that were not built: ${missing//$'\n'/ }" "update the tags in scripts/lib/versions.sh"
 
 step "node-image: assembling ${image} on ${base}"
 start=${SECONDS}

@@ -12,8 +12,8 @@
 # format-patch runs with --zero-commit and --full-index, so the same code
 # always gives byte-identical patches.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 
 root="$(repo_root)"
 upstream="${root}/_output/upstream/kubernetes"

@@ -14,12 +14,12 @@
 # (also in _output/logs/cgroupv2-vm.log), and a summary with every skipped
 # test; fails when the VM does not start or finish, or a test fails.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 root="$(repo_root)"
 cd "${root}"
 
-source "${root}/scripts/vm-kernel.sh"
+source "${root}/scripts/lib/vm-kernel.sh"
 out="${root}/_output/cgroupv2-vm"
 logs="${root}/_output/logs"
 mkdir -p "${out}" "${logs}"

@@ -31,8 +31,8 @@
 #
 # Usage: scripts/test-upstream-node.sh
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 
 root="$(repo_root)"
 kubelet="${KUBELET:-evictkit}"

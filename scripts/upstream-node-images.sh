@@ -16,10 +16,10 @@
 #
 # Usage: scripts/upstream-node-images.sh   (prints the archives, one a line)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/kube-build.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/kube-build.sh"
 
 root="$(repo_root)"
 stage="${root}/_output/build/upstream-node-images"
@@ -44,7 +44,7 @@ agnhost="${e2e_registry}/agnhost:$(manifest_tag Agnhost)"
 busybox="${e2e_registry}/busybox:$(manifest_tag BusyBox)"
 pause_tag="$(manifest_tag Pause)"
 [[ "${pause_tag}" == "${PAUSE_IMAGE_TAG}" ]] ||
-	die "upstream's specs use pause ${pause_tag}, the node image has ${PAUSE_IMAGE_TAG}" "set PAUSE_IMAGE_TAG in scripts/versions.sh"
+	die "upstream's specs use pause ${pause_tag}, the node image has ${PAUSE_IMAGE_TAG}" "set PAUSE_IMAGE_TAG in scripts/lib/versions.sh"
 pause="registry.k8s.io/pause:${pause_tag}"
 [[ -x "${root}/_output/bin/pause" ]] || die "_output/bin/pause is missing" "make components"
 

@@ -11,8 +11,8 @@
 # Usage: scripts/upstream-tree.sh [DIR]   (default _output/upstream/kubernetes)
 # Idempotent: an existing, clean tree at the right tags is reused.
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 
 root="$(repo_root)"
 dir="${1:-${root}/_output/upstream/kubernetes}"

@@ -19,11 +19,11 @@
 #   VM_MEMORY=<MiB>    (default 6144)   VM_CPUS=<n> (default 2)
 #   VM_DISK=<size>     the root disk, sparse (default 20G)
 set -euo pipefail
-source "$(dirname "${BASH_SOURCE[0]}")/steps.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/versions.sh"
-source "$(dirname "${BASH_SOURCE[0]}")/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
 root="$(repo_root)"
-source "${root}/scripts/vm-kernel.sh"
+source "${root}/scripts/lib/vm-kernel.sh"
 
 cluster="${CLUSTER:-evictkit}"
 name="${VM_NAME:-${cluster}-v2}"

@@ -4,7 +4,7 @@
 // build links every plugin, including the cloud DNS providers' SDKs, and
 // takes several times longer to compile from a cold cache; the plugins that
 // are here are CoreDNS's own, unchanged. scripts/build-components.sh builds
-// it against the CoreDNS release pinned in scripts/versions.sh and
+// it against the CoreDNS release pinned in scripts/lib/versions.sh and
 // scripts/node-image.sh packages it as registry.k8s.io/coredns/coredns.
 package main
 

@@ -21,7 +21,7 @@ const DefaultName = "evictkit"
 
 // session is what every operation works with: resolved options, the
 // cluster's config and kind's provider (on the project's Docker engine,
-// DOCKER_HOST as set by scripts/engine-env.sh).
+// DOCKER_HOST as set by scripts/lib/engine-env.sh).
 type session struct {
 	opts     Options
 	cfg      *v1alpha4.Cluster

@@ -13,7 +13,7 @@
 # blocks are cut. So patch 0001 is the package at upstream parity and
 # each later patch adds one feature's code to it.
 : "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
-source "${EVICTKIT}/scripts/versions.sh"
+source "${EVICTKIT}/scripts/lib/versions.sh"
 # The minor version feature gates are introduced at: this fork's base.
 K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
 

@@ -23,7 +23,7 @@ require_cmd() {
 }
 
 # repo_root is the evictkit checkout the scripts belong to.
-repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd; }
+repo_root() { cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd; }
 
 # fixed identity and dates for every commit the scripts make, so that the
 # same inputs always give byte-identical commits and patches.
