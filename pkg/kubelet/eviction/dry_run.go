@@ -13,27 +13,12 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// Dry run (feature gate EvictionDryRun, alpha).
-//
-// With the gate on the manager observes, decides and reports as it would,
-// and kills nothing:
-//
-//   - each pod it would evict gets a WouldEvict event (Warning) with the
-//     Evicted event's message and annotations, counts in
-//     kubelet_evictions_dry_run{eviction_signal} and is logged; a pod is
-//     reported once for a signal while that signal's threshold stays met
-//     (or its local storage limit stays exceeded) and the pod stays
-//     active, since the decision would otherwise repeat every pass;
-//   - node conditions are not reported: MemoryPressure, DiskPressure and
-//     PIDPressure taint the node, turn the scheduler away and make the
-//     kubelet reject pods, none of which is a dry run. The conditions the
-//     kubelet would report are logged when they change. Admission is
-//     therefore as without pressure;
-//   - node-level reclaim (deleting unused images and dead containers) runs
-//     as it would: it kills nothing, the image garbage collector deletes
-//     the same images at its own thresholds, and the evictions reported
-//     are then those that would follow it;
-//   - kubelet_evictions does not move.
+// Dry run (EvictionDryRun, alpha): the manager observes, decides and
+// reports, and kills nothing. A pod it would evict gets a WouldEvict event
+// and a count in kubelet_evictions_dry_run, once per signal while the
+// threshold stays met; node conditions are logged, not reported (they
+// would taint the node and turn pods away); node-level reclaim runs, as it
+// kills nothing.
 
 // wouldEvictReason is the reason of the event a dry run records on a pod it
 // would have evicted.

@@ -11,23 +11,13 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// The fast path (feature gate EvictionFastPath, alpha): a watcher reads the
-// node's memory cgroup every fastPathInterval and, as soon as a hard memory
-// threshold is met by those figures (or a memcg threshold notification
-// arrives), runs a fast pass: the decision core on fresh memory figures
-// read from the cgroups, the other signals as the last monitoring pass saw
-// them, and the victims killed at once. Between the crossing and the kill
-// call there is one cgroup read of every pod, one decision and no Summary
-// API call.
-//
-// Guards against evicting twice for the same pressure:
-//   - while pods evicted for memory by any pass are still terminating (not
-//     cleaned up, at most podCleanupTimeout), no pass evicts for memory:
-//     their memory is about to be freed;
-//   - memory stats older than the figures a fast pass decided on never
-//     drive an eviction (decisionState.memoryDecidedAt);
-//   - after a fast pass that evicted nothing, the watcher waits
-//     fastPathQuiet before the next one.
+// The fast path (EvictionFastPath, alpha): a watcher reads the node's
+// memory cgroup every fastPathInterval and, once a hard memory threshold
+// is met there (or a memcg notification arrives), runs the core on fresh
+// cgroup figures and kills at once, with no Summary API call. No pass
+// evicts for memory while earlier memory victims terminate, stats older
+// than a fast pass's figures never drive an eviction, and a fast pass that
+// evicted nothing is followed by fastPathQuiet.
 const (
 	// fastPathInterval is how often the watcher reads the node's and the
 	// pods' memory cgroups: two small files each per tick. At 50 ms a

@@ -19,38 +19,15 @@ import (
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
-// Memory pressure stall information as eviction signals (feature gate
-// EvictionPSI, alpha).
-//
-// memory.available says how much memory is left, not whether the node is
-// suffering: a node can run with little free memory and no harm, or stall
-// in reclaim, refaulting its working set, with hundreds of MiB still
-// "available". The kernel's pressure stall information measures the
-// latter: the share of wall time in which some (or all non-idle) tasks
-// waited for memory, averaged over 10 seconds. Two signals:
-//
-//	memory.psi.some.avg10   share of time some task stalled on memory
-//	memory.psi.full.avg10   share of time all non-idle tasks stalled at once
-//
-// A threshold is a share in percent, met when the signal is above it (the
-// one signal family that grows with pressure):
-//
-//	evictionHard: {"memory.psi.full.avg10": "20"}   # or "20%", "12.5"
-//
-// They report MemoryPressure and rank pods as memory.available does
-// (usage above request first, then priority, then usage above request):
-// the node-wide stall does not say which pod causes it (cgroup v1 has no
-// per-cgroup pressure), and the pods using more memory than they asked
-// for are the ones whose eviction relieves reclaim. Each pass evicts one
-// pod (a stall share says nothing of how much memory to free, so
-// EvictionReclaimSized does not size these), and no minimum reclaim
-// applies. After an eviction for a PSI threshold, none drives another
-// while the average still shows the relief coming (psiSettling). The
-// figures come from the Summary API's node memory PSI where
-// it has them (cgroup v2 with the KubeletPSI gate) and from
-// /proc/pressure/memory otherwise. io pressure is left out: slow devices
-// stall io whatever the pods do, and no ranking by local storage use
-// would relieve it.
+// Memory pressure stall information as eviction signals (EvictionPSI,
+// alpha): memory.psi.some.avg10 and memory.psi.full.avg10, the share in
+// percent of the last 10 s in which some (or all non-idle) tasks waited
+// for memory, met above the threshold's value. They report MemoryPressure
+// and rank pods as memory.available does; a pass evicts one pod, with no
+// minimum reclaim, and none follows while the average still shows the
+// last one's relief (psiSettling). Figures come from the Summary API's
+// node PSI where it has them, else /proc/pressure/memory. A stall says
+// whether the node suffers; memory.available only how much is left.
 
 const (
 	// signalMemoryPSISome and signalMemoryPSIFull are the signals.
