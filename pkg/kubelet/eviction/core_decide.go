@@ -34,6 +34,11 @@ type decideInput struct {
 	localStorageIsolation bool
 	// gates are the feature gates the decision depends on.
 	gates featureGates
+	//evictkit:begin EvictionFastPath
+	// cleanedUp are the pods of prev.memoryInFlight (the same pointers)
+	// that the kubelet has cleaned up since.
+	cleanedUp map[*v1.Pod]bool
+	//evictkit:end EvictionFastPath
 }
 
 // featureGates are the kubelet feature gates the decision depends on.
@@ -63,6 +68,11 @@ type decision struct {
 	storageVictims []storageViolation
 	// target is the threshold to relieve, or nil when none is actionable.
 	target *reclaimTarget
+	//evictkit:begin EvictionFastPath
+	// heldFor are the pods evicted for memory still terminating that held
+	// back this pass's memory target (then nil).
+	heldFor []*v1.Pod
+	//evictkit:end EvictionFastPath
 }
 
 // reclaimTarget is the threshold a pass tries to relieve and how.
@@ -120,6 +130,9 @@ type victim struct {
 func decide(in *decideInput) decision {
 	ev := evaluate(in.thresholds, in.prev, in.obs, in.transition, in.now)
 	d := decision{next: ev.next, conditions: ev.conditions}
+	//evictkit:begin EvictionFastPath
+	d.next.memoryInFlight, d.next.memoryEvictedAt = stillTerminating(in.prev, in.cleanedUp, in.now)
+	//evictkit:end EvictionFastPath
 	if in.localStorageIsolation {
 		d.storageVictims = localStorageViolations(in.pods, in.stats, localStorageOptions{
 			dedicatedImageFs:    in.layout.dedicatedImageFs,
@@ -133,6 +146,11 @@ func decide(in *decideInput) decision {
 		return d
 	}
 	d.target = planReclaim(in, ev.actionable)
+	//evictkit:begin EvictionFastPath
+	if d.target.resource == v1.ResourceMemory && len(d.next.memoryInFlight) > 0 {
+		d.target, d.heldFor = nil, d.next.memoryInFlight
+	}
+	//evictkit:end EvictionFastPath
 	return d
 }
 

@@ -29,6 +29,12 @@ type decisionState struct {
 	// fast pass decided on (EvictionFastPath): memory stats from before
 	// it never drive an eviction again. Zero without the fast path.
 	memoryDecidedAt time.Time
+	// memoryInFlight are the pods evicted for memory that the kubelet has
+	// not cleaned up yet, and memoryEvictedAt when the last of them was
+	// (EvictionFastPath): while any is terminating, no pass evicts for
+	// memory, as their memory is about to be freed.
+	memoryInFlight  []*v1.Pod
+	memoryEvictedAt time.Time
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionPSI
 	// psiEvictedAt is when a pass last evicted for a PSI threshold

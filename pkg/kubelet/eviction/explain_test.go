@@ -230,3 +230,18 @@ func TestLogDecision(t *testing.T) {
 		t.Errorf("signal %v, rankedTotal %v", kv["signal"], kv["rankedTotal"])
 	}
 }
+
+func TestReplanExplainsWhatIsObservedNow(t *testing.T) {
+	pods := []*v1.Pod{pod("a"), pod("b")}
+	in := memoryInput(512*mi, pods, podStats("a", withWorkingSet("300Mi")), podStats("b", withWorkingSet("200Mi")))
+	in.gates.explain = true
+	d := decide(in)
+	before := d.target.victims[0].explanation
+	next, _ := replan(d.target, in.thresholds, observations(ob{signal: sigMem, available: 900 * mi, capacity: 8 << 30, at: t0}))
+	if next.decision == nil || next.decision.observed != "900Mi" {
+		t.Fatalf("after reclaim the decision says observed %+v, want 900Mi", next.decision)
+	}
+	if d.target.decision.observed != "512Mi" || d.target.victims[0].explanation != before {
+		t.Errorf("replan changed the first decision: observed %s, explanation replaced %v", d.target.decision.observed, d.target.victims[0].explanation != before)
+	}
+}

@@ -30,13 +30,6 @@ const (
 	fastPathQuiet = time.Second
 )
 
-// inFlight are pods evicted for memory that are not cleaned up yet.
-type inFlight struct {
-	pods []*v1.Pod
-	// since is when they were evicted.
-	since time.Time
-}
-
 // newNodeMemcgReader returns a reader of the node's memory cgroups. The
 // machine's memory comes from /proc/meminfo, as cAdvisor reads it; if it
 // cannot be read, the watcher waits for the first monitoring pass.
@@ -153,7 +146,7 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	if m.layout == nil || m.rankingUnavailable {
 		return nil
 	}
-	if m.memoryEvictionsInFlight() {
+	if held, _ := stillTerminating(&m.state, m.cleanupReport(), m.clock.Now()); len(held) > 0 {
 		return nil
 	}
 	pods := podFunc()
@@ -182,39 +175,19 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	return m.relieve(ctx, d.target, pods, obs)
 }
 
-// noteMemoryEvictions records pods just evicted for a memory threshold
-// as in flight.
-func (m *managerImpl) noteMemoryEvictions(target *reclaimTarget, evicted []*v1.Pod) {
-	if len(evicted) == 0 || signalResource(target.threshold.Signal) != v1.ResourceMemory {
-		return
+// cleanupReport says which of the pods evicted for memory that the core
+// remembers (state.memoryInFlight) the kubelet has cleaned up.
+func (m *managerImpl) cleanupReport() map[*v1.Pod]bool {
+	if len(m.state.memoryInFlight) == 0 || m.podCleanedUp == nil {
+		return nil
 	}
-	m.inFlight.pods = append(m.inFlight.pods, evicted...)
-	m.inFlight.since = m.clock.Now()
-}
-
-// memoryEvictionsInFlight reports whether pods evicted for memory are
-// still terminating, forgetting those that are cleaned up, and all of
-// them once podCleanupTimeout has passed since the last eviction.
-func (m *managerImpl) memoryEvictionsInFlight() bool {
-	if len(m.inFlight.pods) == 0 {
-		return false
-	}
-	if m.clock.Since(m.inFlight.since) > podCleanupTimeout {
-		m.inFlight = inFlight{}
-		return false
-	}
-	cleanedUp := m.podCleanedUp
-	if cleanedUp == nil {
-		return true
-	}
-	kept := m.inFlight.pods[:0]
-	for _, p := range m.inFlight.pods {
-		if !cleanedUp(p) {
-			kept = append(kept, p)
+	out := make(map[*v1.Pod]bool, len(m.state.memoryInFlight))
+	for _, p := range m.state.memoryInFlight {
+		if m.podCleanedUp(p) {
+			out[p] = true
 		}
 	}
-	m.inFlight.pods = kept
-	return len(kept) > 0
+	return out
 }
 
 // cleanedUpFunc returns the kubelet's PodCleanedUpFunc, or one that says

@@ -178,3 +178,22 @@ func fastPassState(thresholds []evictionapi.Threshold, prev *decisionState, next
 	out.memoryDecidedAt = at
 	return out
 }
+
+// stillTerminating returns the pods of prev's memory evictions that are
+// not cleaned up at now, and when the last was evicted; it forgets them
+// all once podCleanupTimeout has passed since then.
+func stillTerminating(prev *decisionState, cleanedUp map[*v1.Pod]bool, now time.Time) ([]*v1.Pod, time.Time) {
+	if len(prev.memoryInFlight) == 0 || now.Sub(prev.memoryEvictedAt) > podCleanupTimeout {
+		return nil, time.Time{}
+	}
+	var kept []*v1.Pod
+	for _, p := range prev.memoryInFlight {
+		if !cleanedUp[p] {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		return nil, time.Time{}
+	}
+	return kept, prev.memoryEvictedAt
+}

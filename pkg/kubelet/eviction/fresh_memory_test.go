@@ -4,6 +4,7 @@ package eviction
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -213,5 +214,67 @@ func TestEvaluateMemoryDecidedAt(t *testing.T) {
 				t.Error("memoryDecidedAt not carried to the next state")
 			}
 		})
+	}
+}
+
+func TestAdvanceTracksMemoryEvictions(t *testing.T) {
+	a, b := pod("a"), pod("b")
+	at := t0.Add(time.Minute)
+	s := newDecisionState(1).advance(outcome{signal: sigMem, evicted: []*v1.Pod{a}, at: t0, trackMemory: true})
+	s = s.advance(outcome{signal: sigAlloc, evicted: []*v1.Pod{b}, at: at, trackMemory: true})
+	if got := namesOf(s.memoryInFlight); !reflect.DeepEqual(got, []string{"a", "b"}) || !s.memoryEvictedAt.Equal(at) {
+		t.Errorf("in flight %v since %v, want [a b] since %v", got, s.memoryEvictedAt, at)
+	}
+	if got := newDecisionState(1).advance(outcome{signal: sigMem, evicted: []*v1.Pod{a}, at: at}); len(got.memoryInFlight) != 0 {
+		t.Errorf("without the fast path running, %v are tracked", namesOf(got.memoryInFlight))
+	}
+	if got := newDecisionState(1).advance(outcome{signal: sigNodeFs, evicted: []*v1.Pod{a}, at: at, trackMemory: true}); len(got.memoryInFlight) != 0 {
+		t.Errorf("a disk eviction is tracked as a memory one: %v", namesOf(got.memoryInFlight))
+	}
+}
+
+func TestStillTerminating(t *testing.T) {
+	a, b := pod("a"), pod("b")
+	prev := newDecisionState(1)
+	prev.memoryInFlight, prev.memoryEvictedAt = []*v1.Pod{a, b}, t0
+	for _, tc := range []struct {
+		name      string
+		cleanedUp map[*v1.Pod]bool
+		now       time.Time
+		want      []string
+	}{
+		{"none cleaned up", nil, t0.Add(time.Second), []string{"a", "b"}},
+		{"one cleaned up", map[*v1.Pod]bool{a: true}, t0.Add(time.Second), []string{"b"}},
+		{"all cleaned up", map[*v1.Pod]bool{a: true, b: true}, t0.Add(time.Second), nil},
+		{"at the cleanup timeout", nil, t0.Add(30 * time.Second), []string{"a", "b"}},
+		{"past the cleanup timeout", nil, t0.Add(30*time.Second + 1), nil},
+	} {
+		kept, since := stillTerminating(&prev, tc.cleanedUp, tc.now)
+		if got := namesOf(kept); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: %v still terminating, want %v", tc.name, got, tc.want)
+		}
+		if wantSince := map[bool]time.Time{true: t0}[len(tc.want) > 0]; !since.Equal(wantSince) {
+			t.Errorf("%s: since %v, want %v", tc.name, since, wantSince)
+		}
+	}
+}
+
+func TestDecideHoldsMemoryWhileVictimsTerminate(t *testing.T) {
+	gone := pod("gone")
+	pods := []*v1.Pod{pod("a")}
+	held := memoryInput(512*mi, pods, podStats("a", withWorkingSet("300Mi")))
+	held.prev.memoryInFlight, held.prev.memoryEvictedAt = []*v1.Pod{gone}, t0.Add(-time.Second)
+	d := decide(held)
+	if d.target != nil || namesOf(d.heldFor) == nil || namesOf(d.heldFor)[0] != "gone" {
+		t.Fatalf("with an earlier victim terminating: target %v, held for %v; want no target, held for [gone]", d.target != nil, namesOf(d.heldFor))
+	}
+	if got := namesOf(d.next.memoryInFlight); !reflect.DeepEqual(got, []string{"gone"}) {
+		t.Errorf("the next state remembers %v in flight, want [gone]", got)
+	}
+	held.cleanedUp = map[*v1.Pod]bool{gone: true}
+	d = decide(held)
+	if d.target == nil || len(d.heldFor) > 0 || len(d.next.memoryInFlight) > 0 {
+		t.Errorf("once it is cleaned up: target %v, held for %v, in flight %v; want a target, nothing held or in flight",
+			d.target != nil, namesOf(d.heldFor), namesOf(d.next.memoryInFlight))
 	}
 }

@@ -453,11 +453,14 @@ func fzRun(s *fzScenario, order func(pass int, pods []*v1.Pod) []*v1.Pod) ([]dec
 		ins = append(ins, in)
 		outs = append(outs, d)
 		state = d.next
-		//evictkit:begin EvictionPSI
-		if d.target != nil && isPSISignal(d.target.threshold.Signal) && len(d.target.victims) > 0 {
-			state.psiEvictedAt = p.now
+		// As the shell reports back: every victim's eviction attempted.
+		if d.target != nil && len(d.target.victims) > 0 {
+			var evicted []*v1.Pod
+			for _, v := range d.target.victims {
+				evicted = append(evicted, v.pod)
+			}
+			state = state.advance(outcome{signal: d.target.threshold.Signal, evicted: evicted, at: p.now})
 		}
-		//evictkit:end EvictionPSI
 	}
 	return ins, outs
 }

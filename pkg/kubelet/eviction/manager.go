@@ -89,14 +89,12 @@ type managerImpl struct {
 	//evictkit:begin EvictionFastPath
 	// The fast path's: the cgroup reader (nil unless the fast path runs:
 	// the gate is on and Start could start it), the kubelet's cleanup
-	// check and filesystem layout source, the pod stats of the last
-	// monitoring pass, and the pods evicted for memory that are still
-	// terminating.
+	// check and filesystem layout source, and the pod stats of the last
+	// monitoring pass.
 	memcg        *memcgReader
 	podCleanedUp PodCleanedUpFunc
 	diskInfo     DiskInfoProvider
 	lastStats    podStatsIndex
-	inFlight     inFlight
 	//evictkit:end EvictionFastPath
 }
 

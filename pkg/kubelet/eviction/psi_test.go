@@ -360,3 +360,21 @@ func TestDescribePSIThreshold(t *testing.T) {
 		t.Errorf("describeThreshold = %q, want the greater-than operator", got)
 	}
 }
+
+func TestAdvanceRecordsPSIEvictions(t *testing.T) {
+	evicted := []*v1.Pod{pod("a")}
+	at := t0.Add(time.Minute)
+	for _, tc := range []struct {
+		name string
+		o    outcome
+		want time.Time
+	}{
+		{"a PSI eviction", outcome{signal: signalMemoryPSIFull, evicted: evicted, at: at}, at},
+		{"a PSI threshold that evicted nothing", outcome{signal: signalMemoryPSIFull, at: at}, time.Time{}},
+		{"a memory.available eviction", outcome{signal: sigMem, evicted: evicted, at: at}, time.Time{}},
+	} {
+		if got := newDecisionState(1).advance(tc.o).psiEvictedAt; !got.Equal(tc.want) {
+			t.Errorf("%s: psiEvictedAt %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}

@@ -284,3 +284,20 @@ func TestReclaimTargetResize(t *testing.T) {
 		}
 	})
 }
+
+func TestReplanResizesACopy(t *testing.T) {
+	pods := []*v1.Pod{pod("a"), pod("b"), pod("c")}
+	stats := []statsapi.PodStats{podStats("a", withWorkingSet("300Mi")), podStats("b", withWorkingSet("300Mi")), podStats("c", withWorkingSet("300Mi"))}
+	in := sizedInput(424*mi, pods, stats...)
+	d := decide(in)
+	next, relieved := replan(d.target, in.thresholds, observations(ob{signal: sigMem, available: 824 * mi, capacity: 8 << 30, at: t0}))
+	if relieved {
+		t.Error("824Mi available under a 1Gi threshold counted as relieved")
+	}
+	if got := victimNames(next.victims); !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("victims after reclaim freed 400Mi: %v, want [a]", got)
+	}
+	if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("replan changed the decision's victims to %v, want [a b]", got)
+	}
+}

@@ -65,10 +65,10 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 	//evictkit:begin EvictionFastPath
 	if m.memcg != nil {
 		m.lastStats = stats
-		if d.target != nil && signalResource(d.target.threshold.Signal) == v1.ResourceMemory && m.memoryEvictionsInFlight() {
-			logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", d.target.resource)
-			return nil, nil
-		}
+	}
+	if len(d.heldFor) > 0 {
+		logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", v1.ResourceMemory, "pods", klog.KObjSlice(d.heldFor))
+		return nil, nil
 	}
 	//evictkit:end EvictionFastPath
 
@@ -97,6 +97,9 @@ func (m *managerImpl) decideInput(obs *signalObservations, pods []*v1.Pod, stats
 		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
 		localStorageIsolation:    m.localStorageCapacityIsolation,
 		gates:                    m.decisionGates(),
+		//evictkit:begin EvictionFastPath
+		cleanedUp: m.cleanupReport(),
+		//evictkit:end EvictionFastPath
 	}
 }
 
@@ -188,9 +191,14 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	logger.Info("Eviction manager: attempting to reclaim", "resourceName", target.resource)
 	m.recorder.Eventf(m.nodeRef, v1.EventTypeWarning, "EvictionThresholdMet", "Attempting to reclaim %s", target.resource)
 
-	if !m.rankingUnavailable && m.reclaimNodeLevel(ctx, target) {
-		logger.Info("Eviction manager: able to reduce resource pressure without evicting pods.", "resourceName", target.resource)
-		return nil
+	if !m.rankingUnavailable && len(target.steps) > 0 {
+		if obs, ok := m.reclaimNodeLevel(ctx, target); ok {
+			var relieved bool
+			if target, relieved = replan(target, m.config.Thresholds, obs); relieved {
+				logger.Info("Eviction manager: able to reduce resource pressure without evicting pods.", "resourceName", target.resource)
+				return nil
+			}
+		}
 	}
 	logger.Info("Eviction manager: must evict pod(s) to reclaim", "resourceName", target.resource)
 	if m.rankingUnavailable {
@@ -214,16 +222,11 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	logDecision(logger, target)
 	//evictkit:end EvictionExplain
 	evicted := m.evictVictims(logger, target)
-	//evictkit:begin EvictionPSI
-	if len(evicted) > 0 && isPSISignal(target.threshold.Signal) {
-		m.state.psiEvictedAt = m.clock.Now()
-	}
-	//evictkit:end EvictionPSI
+	o := outcome{signal: target.threshold.Signal, evicted: evicted, at: m.clock.Now()}
 	//evictkit:begin EvictionFastPath
-	if m.memcg != nil {
-		m.noteMemoryEvictions(target, evicted)
-	}
+	o.trackMemory = m.memcg != nil
 	//evictkit:end EvictionFastPath
+	m.state = m.state.advance(o)
 	if len(evicted) == 0 {
 		//evictkit:begin EvictionDryRun
 		if m.dryRun {
@@ -236,13 +239,10 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	return evicted
 }
 
-// reclaimNodeLevel runs the target's node-level reclaim steps and reports
-// whether fresh stats show every threshold relieved past its minimum
-// reclaim.
-func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarget) bool {
-	if len(target.steps) == 0 {
-		return false
-	}
+// reclaimNodeLevel runs the target's node-level reclaim steps and returns
+// the observations made after them; ok is false when the stats cannot be
+// had.
+func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarget) (*signalObservations, bool) {
 	logger := klog.FromContext(ctx)
 	for _, step := range target.steps {
 		var err error
@@ -259,21 +259,9 @@ func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarge
 	summary, err := m.summaryProvider.Get(ctx, true)
 	if err != nil || summary == nil {
 		logger.Error(err, "Eviction manager: failed to get summary stats after resource reclaim")
-		return false
+		return nil, false
 	}
 	obs := observeSummary(summary)
 	logObservations(logger, "observations after resource reclaim", obs)
-	//evictkit:begin EvictionReclaimSized
-	// What node-level reclaim freed need not be freed by evicting pods.
-	if ob, ok := obs.get(target.threshold.Signal); ok {
-		target.resize(ob)
-	}
-	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionExplain
-	// The victims left are explained by what is observed now.
-	if target.decision != nil {
-		explainVictims(target, obs)
-	}
-	//evictkit:end EvictionExplain
-	return reclaimSatisfied(m.config.Thresholds, obs)
+	return obs, true
 }

@@ -1,0 +1,69 @@
+package eviction
+
+import (
+	"time"
+
+	v1 "k8s.io/api/core/v1"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// What the shell reports back to the core after acting on a decision (as
+// an application of etcd's raft reports with Advance): the core records
+// the results of acting in its state, and re-plans after node-level
+// reclaim. The shell never writes the state itself.
+
+// outcome is what acting on a decision's target did.
+type outcome struct {
+	// signal is the target's threshold signal.
+	signal evictionapi.Signal
+	// evicted are the victims whose eviction was attempted.
+	evicted []*v1.Pod
+	// at is when.
+	at time.Time
+	//evictkit:begin EvictionFastPath
+	// trackMemory: the fast path runs, and pods evicted for memory are
+	// remembered until the kubelet has cleaned them up.
+	trackMemory bool
+	//evictkit:end EvictionFastPath
+}
+
+// advance returns the state after an outcome.
+func (s decisionState) advance(o outcome) decisionState {
+	if len(o.evicted) == 0 {
+		return s
+	}
+	//evictkit:begin EvictionPSI
+	if isPSISignal(o.signal) {
+		s.psiEvictedAt = o.at
+	}
+	//evictkit:end EvictionPSI
+	//evictkit:begin EvictionFastPath
+	if o.trackMemory && signalResource(o.signal) == v1.ResourceMemory {
+		s.memoryInFlight = append(append([]*v1.Pod(nil), s.memoryInFlight...), o.evicted...)
+		s.memoryEvictedAt = o.at
+	}
+	//evictkit:end EvictionFastPath
+	return s
+}
+
+// replan returns the target as it stands after node-level reclaim, given
+// the observations made since, and whether those show every threshold
+// relieved past its minimum reclaim (then nothing is evicted). The target
+// passed in is not changed.
+func replan(target *reclaimTarget, thresholds []evictionapi.Threshold, obs *signalObservations) (*reclaimTarget, bool) {
+	next := *target
+	next.victims = append([]victim(nil), target.victims...)
+	//evictkit:begin EvictionReclaimSized
+	// What node-level reclaim freed need not be freed by evicting pods.
+	if ob, ok := obs.get(next.threshold.Signal); ok {
+		next.resize(ob)
+	}
+	//evictkit:end EvictionReclaimSized
+	//evictkit:begin EvictionExplain
+	// The victims left are explained by what is observed now.
+	if next.decision != nil {
+		explainVictims(&next, obs)
+	}
+	//evictkit:end EvictionExplain
+	return &next, reclaimSatisfied(thresholds, obs)
+}
