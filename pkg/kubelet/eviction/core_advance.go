@@ -32,11 +32,9 @@ func (s decisionState) advance(o outcome) decisionState {
 	if len(o.evicted) == 0 {
 		return s
 	}
-	//evictkit:begin EvictionPSI
-	if isPSISignal(o.signal) {
-		s.psiEvictedAt = o.at
+	if ruleOf(o.signal).settling != nil {
+		s.settleFrom = o.at
 	}
-	//evictkit:end EvictionPSI
 	//evictkit:begin EvictionFastPath
 	if o.trackMemory && signalResource(o.signal) == v1.ResourceMemory {
 		s.memoryInFlight = append(append([]*v1.Pod(nil), s.memoryInFlight...), o.evicted...)

@@ -38,4 +38,3 @@ func TestReplanWhenReclaimRelieves(t *testing.T) {
 		}
 	}
 }
-

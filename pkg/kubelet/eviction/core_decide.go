@@ -189,15 +189,8 @@ func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
 // chooseVictims picks the victims among the evictable ranked pods
 // (indices into target.ranked, in rank order, at least one).
 func chooseVictims(in *decideInput, target *reclaimTarget, evictable []int) []victim {
-	//evictkit:begin EvictionPSI
-	// A stall share says nothing of how much memory to free: one pod per
-	// pass, with or without EvictionReclaimSized.
-	if isPSISignal(target.threshold.Signal) {
-		return []victim{makeVictim(in, target, evictable[0])}
-	}
-	//evictkit:end EvictionPSI
 	//evictkit:begin EvictionReclaimSized
-	if in.gates.reclaimSized {
+	if in.gates.reclaimSized && ruleOf(target.threshold.Signal).sized {
 		// An actionable threshold always has an observation.
 		ob, _ := in.obs.get(target.threshold.Signal)
 		return sizeTarget(in, target, evictable, ob)

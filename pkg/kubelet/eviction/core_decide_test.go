@@ -348,8 +348,15 @@ func TestDecideReclaimStepsPerLayout(t *testing.T) {
 			signal := info.signal
 			in := memoryInput(0, []*v1.Pod{pod("a")}, podStats("a"))
 			in.layout = l.layout
-			in.thresholds = []evictionapi.Threshold{hard(signal, "1000")}
-			in.obs = observations(ob{signal: signal, available: 1, capacity: 10000})
+			// A threshold of the signal's own operator, met: below 1000, or
+			// (a signal that grows with pressure) above 1.
+			th, available := hard(signal, "1000"), int64(1)
+			if op := ruleOf(signal).operator; op != evictionapi.OpLessThan {
+				th, available = hard(signal, "1"), 5000
+				th.Operator = op
+			}
+			in.thresholds = []evictionapi.Threshold{th}
+			in.obs = observations(ob{signal: signal, available: available, capacity: 10000})
 			tg := decide(in).target
 			if tg == nil {
 				t.Errorf("%s/%s: no target", l.name, signal)

@@ -36,11 +36,9 @@ type decisionState struct {
 	memoryInFlight  []*v1.Pod
 	memoryEvictedAt time.Time
 	//evictkit:end EvictionFastPath
-	//evictkit:begin EvictionPSI
-	// psiEvictedAt is when a pass last evicted for a PSI threshold
-	// (EvictionPSI; see psiSettling).
-	psiEvictedAt time.Time
-	//evictkit:end EvictionPSI
+	// settleFrom is when a pass last evicted for a threshold whose signal
+	// family settles after an eviction (signalRule.settling).
+	settleFrom time.Time
 }
 
 // newDecisionState returns the state before the first pass for n thresholds.
@@ -83,9 +81,7 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 	//evictkit:begin EvictionFastPath
 	next.memoryDecidedAt = prev.memoryDecidedAt
 	//evictkit:end EvictionFastPath
-	//evictkit:begin EvictionPSI
-	next.psiEvictedAt = prev.psiEvictedAt
-	//evictkit:end EvictionPSI
+	next.settleFrom = prev.settleFrom
 
 	var actionable []int
 	for i, t := range thresholds {
@@ -116,11 +112,17 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 			fresh = false
 		}
 		//evictkit:end EvictionFastPath
-		//evictkit:begin EvictionPSI
-		if isPSISignal(t.Signal) && psiSettling(prev, t.Signal, ob, now) {
-			fresh = false
+		if settling := ruleOf(t.Signal).settling; settling != nil && !prev.settleFrom.IsZero() {
+			var last *signalObservation
+			if prev.lastObservations != nil {
+				if o, ok := prev.lastObservations.get(t.Signal); ok {
+					last = &o
+				}
+			}
+			if settling(now.Sub(prev.settleFrom), last, ob) {
+				fresh = false
+			}
 		}
-		//evictkit:end EvictionPSI
 		if fresh {
 			actionable = append(actionable, i)
 		}
@@ -132,17 +134,8 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 // signalBelow reports whether an observation meets a threshold; with
 // reclaim set, the level includes the threshold's minimum reclaim.
 func signalBelow(t evictionapi.Threshold, ob signalObservation, reclaim bool) bool {
-	//evictkit:begin EvictionPSI
-	// A pressure stall signal is met above its threshold; it has no
-	// minimum reclaim.
-	if t.Operator == opGreaterThan {
-		return psiAbove(t, ob)
-	}
-	//evictkit:end EvictionPSI
-	if t.Operator != evictionapi.OpLessThan {
-		return false
-	}
-	return thresholdLevel(t, ob.capacity, reclaim).CmpInt64(ob.available) > 0
+	r := ruleOf(t.Signal)
+	return t.Operator == r.operator && r.met(t, ob, reclaim)
 }
 
 // statsAreFresh reports whether a signal's observation is newer than the

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 )
 
@@ -109,13 +108,7 @@ func explainVictims(target *reclaimTarget, obs *signalObservations) {
 	}
 	ctx := decisionContext{signal: string(target.threshold.Signal), observed: "unknown", threshold: describeThresholdValue(target.threshold.Value), total: len(target.ranked)}
 	if ob, ok := obs.get(target.threshold.Signal); ok {
-		ctx.observed = resource.NewQuantity(ob.available, quantityFormat(target.resource)).String()
-		ctx.threshold = thresholdLevel(target.threshold, ob.capacity, false).String()
-		//evictkit:begin EvictionPSI
-		if isPSISignal(target.threshold.Signal) && target.threshold.Value.Quantity != nil {
-			ctx.observed, ctx.threshold = formatPSI(ob.available), formatPSI(target.threshold.Value.Quantity.MilliValue())
-		}
-		//evictkit:end EvictionPSI
+		ctx.observed, ctx.threshold = ruleOf(target.threshold.Signal).values(target.threshold, ob, target.resource)
 	}
 	target.decision = &ctx
 	for k := range target.victims {

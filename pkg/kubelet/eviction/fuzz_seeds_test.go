@@ -126,7 +126,7 @@ func fzPaths(s *fzScenario, ins []decideInput, outs []decision) map[string]bool 
 	//evictkit:begin EvictionPSI
 	// A PSI threshold acting after a PSI eviction that does not evict again.
 	for pass := 1; pass < len(outs); pass++ {
-		if outs[pass-1].next.psiEvictedAt.IsZero() {
+		if outs[pass-1].next.settleFrom.IsZero() {
 			continue
 		}
 		for i, th := range ins[pass].thresholds {

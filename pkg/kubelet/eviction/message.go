@@ -79,20 +79,14 @@ func thresholdEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *s
 	return b.String(), annotations
 }
 
-// nodeEvictionMessage is the part of an eviction message about the node:
-// what it was short of, and the threshold and observation when known.
+// nodeEvictionMessage is the part of an eviction message about the node,
+// as the threshold's signal family words it.
 func nodeEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation) string {
-	//evictkit:begin EvictionPSI
-	if t != nil && isPSISignal(t.Signal) {
-		return psiEvictionMessage(t, ob)
+	rule := availableRule
+	if t != nil {
+		rule = ruleOf(t.Signal)
 	}
-	//evictkit:end EvictionPSI
-	msg := fmt.Sprintf("The node was low on resource: %v. ", r)
-	if t != nil && ob != nil {
-		level := thresholdLevel(*t, ob.capacity, false)
-		msg += fmt.Sprintf("Threshold quantity: %v, available: %v. ", level, resource.NewQuantity(ob.available, quantityFormat(r)))
-	}
-	return msg
+	return rule.nodeMessage(r, t, ob)
 }
 
 // findContainerSpec returns the regular or init container named name.

@@ -109,11 +109,11 @@ func checkSignal(setting, key string) (evictionapi.Signal, error) {
 	if !validSignal(signal) {
 		return "", fmt.Errorf("%s[%q]: unsupported eviction signal %v", setting, key, signal)
 	}
-	//evictkit:begin EvictionPSI
-	if isPSISignal(signal) && !gateEnabled(evictionPSI) {
-		return "", fmt.Errorf("%s[%q]: eviction signal %v needs the EvictionPSI feature gate", setting, key, signal)
+	if gated := ruleOf(signal).gated; gated != nil {
+		if err := gated(); err != nil {
+			return "", fmt.Errorf("%s[%q]: eviction signal %v %w", setting, key, signal, err)
+		}
 	}
-	//evictkit:end EvictionPSI
 	return signal, nil
 }
 
@@ -125,17 +125,8 @@ func parseThresholdMap(setting string, m map[string]string) ([]evictionapi.Thres
 		if err != nil {
 			return nil, err
 		}
-		//evictkit:begin EvictionPSI
-		if isPSISignal(signal) {
-			value, err := parsePSIThresholdValue(m[key])
-			if err != nil {
-				return nil, fmt.Errorf("%s[%q]=%q: %w", setting, key, m[key], err)
-			}
-			out = append(out, evictionapi.Threshold{Signal: signal, Operator: opGreaterThan, Value: value})
-			continue
-		}
-		//evictkit:end EvictionPSI
-		value, use, err := parseThresholdValue(m[key])
+		rule := ruleOf(signal)
+		value, use, err := rule.parseValue(m[key])
 		if err != nil {
 			return nil, fmt.Errorf("%s[%q]=%q: %w", setting, key, m[key], err)
 		}
@@ -144,7 +135,7 @@ func parseThresholdMap(setting string, m map[string]string) ([]evictionapi.Thres
 		}
 		out = append(out, evictionapi.Threshold{
 			Signal:   signal,
-			Operator: evictionapi.OpForSignal[signal],
+			Operator: rule.operator,
 			Value:    value,
 		})
 	}
@@ -221,11 +212,9 @@ func parseMinReclaimMap(m map[string]string) (map[evictionapi.Signal]evictionapi
 		if err != nil {
 			return nil, err
 		}
-		//evictkit:begin EvictionPSI
-		if isPSISignal(signal) {
-			return nil, fmt.Errorf("evictionMinimumReclaim[%q]=%q: a pressure stall signal has no minimum reclaim", key, m[key])
+		if rule := ruleOf(signal); !rule.minReclaim {
+			return nil, fmt.Errorf("evictionMinimumReclaim[%q]=%q: %s has no minimum reclaim", key, m[key], rule.family)
 		}
-		//evictkit:end EvictionPSI
 		s := m[key]
 		if strings.HasSuffix(s, "%") {
 			p, err := parsePercent(s)

@@ -7,14 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/klog/v2"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
@@ -57,21 +56,54 @@ const (
 	psiSettleMax = time.Minute
 )
 
-// psiSettling reports whether a PSI threshold on signal, observed as ob at
-// now, is held back after the last PSI eviction (prev.psiEvictedAt).
-func psiSettling(prev *decisionState, signal evictionapi.Signal, ob signalObservation, now time.Time) bool {
-	if prev.psiEvictedAt.IsZero() {
-		return false
+// psiRule is the rule of the PSI signals: a share of stalled time that
+// meets a threshold above it, with no minimum reclaim, one pod per pass,
+// and settling after an eviction.
+var psiRule = &signalRule{
+	family:   "a pressure stall signal",
+	gated:    psiGated,
+	operator: opGreaterThan,
+	symbol:   ">",
+	met:      func(t evictionapi.Threshold, ob signalObservation, _ bool) bool { return psiAbove(t, ob) },
+	parseValue: func(s string) (evictionapi.ThresholdValue, bool, error) {
+		v, err := parsePSIThresholdValue(s)
+		return v, err == nil, err
+	},
+	settling: psiSettling,
+	values:   psiValues,
+	nodeMessage: func(_ v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation) string {
+		return psiEvictionMessage(t, ob)
+	},
+}
+
+// psiGated says why the PSI signals cannot be used when EvictionPSI is off.
+func psiGated() error {
+	if !gateEnabled(evictionPSI) {
+		return errors.New("needs the EvictionPSI feature gate")
 	}
-	since := now.Sub(prev.psiEvictedAt)
+	return nil
+}
+
+// psiValues renders an observed stall share and a threshold's.
+func psiValues(t evictionapi.Threshold, ob signalObservation, _ v1.ResourceName) (string, string) {
+	observed, threshold := formatPSI(ob.available), describeThresholdValue(t.Value)
+	if t.Value.Quantity != nil {
+		threshold = formatPSI(t.Value.Quantity.MilliValue())
+	}
+	return observed, threshold
+}
+
+// psiSettling reports whether a PSI threshold, observed as ob, is held
+// back since after the last PSI eviction, last being the signal at the
+// previous pass.
+func psiSettling(since time.Duration, last *signalObservation, ob signalObservation) bool {
 	switch {
 	case since < psiSettle:
 		return true
-	case since >= psiSettleMax || prev.lastObservations == nil:
+	case since >= psiSettleMax || last == nil:
 		return false
 	}
-	last, ok := prev.lastObservations.get(signal)
-	return ok && ob.available < last.available
+	return ob.available < last.available
 }
 
 // isPSISignal reports whether signal is a pressure stall signal.
@@ -207,24 +239,4 @@ func psiEvictionMessage(t *evictionapi.Threshold, ob *signalObservation) string 
 // hasPSIThreshold reports whether any threshold is on a PSI signal.
 func hasPSIThreshold(thresholds []evictionapi.Threshold) bool {
 	return slices.ContainsFunc(thresholds, func(t evictionapi.Threshold) bool { return isPSISignal(t.Signal) })
-}
-
-// readProcPressureMemory reads the node's memory pressure file.
-func readProcPressureMemory() ([]byte, error) { return os.ReadFile(procPressureMemory) }
-
-// observePSI records the PSI signals of this pass: from the Summary API
-// where it has them, from the pressure file otherwise. A failure is
-// logged and leaves them unobserved (their thresholds then count as not
-// met, as for any signal without figures).
-func (m *managerImpl) observePSI(logger klog.Logger, obs *signalObservations, summary *statsapi.Summary) {
-	if observeSummaryPSI(obs, summary) {
-		return
-	}
-	content, err := m.readPressure()
-	if err == nil {
-		err = observePressureFile(obs, content, m.clock.Now())
-	}
-	if err != nil {
-		logger.Error(err, "Eviction manager: cannot observe memory pressure stall information; PSI thresholds are not evaluated this pass", "file", procPressureMemory)
-	}
 }

@@ -323,18 +323,15 @@ func TestManagerPSISettles(t *testing.T) {
 	}
 
 	t.Run("after psiSettleMax a falling signal evicts too", func(t *testing.T) {
-		prev := newDecisionState(1)
-		prev.psiEvictedAt = t0
-		prev.lastObservations = observations()
-		prev.lastObservations.set(signalMemoryPSISome, psiObservation(40, t0.Add(psiSettleMax-time.Second)))
-		if !psiSettling(&prev, signalMemoryPSISome, psiObservation(30, t0), t0.Add(psiSettleMax-time.Second)) {
+		last := psiObservation(40, t0)
+		if !psiSettling(psiSettleMax-time.Second, &last, psiObservation(30, t0)) {
 			t.Error("not held while falling before psiSettleMax")
 		}
-		if psiSettling(&prev, signalMemoryPSISome, psiObservation(30, t0), t0.Add(psiSettleMax)) {
+		if psiSettling(psiSettleMax, &last, psiObservation(30, t0)) {
 			t.Error("held at psiSettleMax")
 		}
-		if psiSettling(&decisionState{}, signalMemoryPSISome, psiObservation(30, t0), t0) {
-			t.Error("held without a PSI eviction")
+		if psiSettling(psiSettle, nil, psiObservation(30, t0)) {
+			t.Error("held past psiSettle with no earlier figure to compare")
 		}
 	})
 }
@@ -373,8 +370,30 @@ func TestAdvanceRecordsPSIEvictions(t *testing.T) {
 		{"a PSI threshold that evicted nothing", outcome{signal: signalMemoryPSIFull, at: at}, time.Time{}},
 		{"a memory.available eviction", outcome{signal: sigMem, evicted: evicted, at: at}, time.Time{}},
 	} {
-		if got := newDecisionState(1).advance(tc.o).psiEvictedAt; !got.Equal(tc.want) {
-			t.Errorf("%s: psiEvictedAt %v, want %v", tc.name, got, tc.want)
+		if got := newDecisionState(1).advance(tc.o).settleFrom; !got.Equal(tc.want) {
+			t.Errorf("%s: settleFrom %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// A stall share says nothing of how much memory to free: a PSI threshold
+// evicts one pod per pass even with EvictionReclaimSized on.
+func TestPSIEvictsOnePodPerPassWhenSized(t *testing.T) {
+	v, err := parsePSIThresholdValue("20")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := []*v1.Pod{pod("a"), pod("b"), pod("c")}
+	in := memoryInput(0, pods, podStats("a", withWorkingSet("300Mi")), podStats("b", withWorkingSet("200Mi")), podStats("c", withWorkingSet("100Mi")))
+	in.thresholds = []evictionapi.Threshold{{Signal: signalMemoryPSIFull, Operator: opGreaterThan, Value: v}}
+	in.obs = observations()
+	in.obs.set(signalMemoryPSIFull, psiObservation(60, t0))
+	in.gates.reclaimSized = true
+	d := decide(in)
+	if d.target == nil {
+		t.Fatal("a 60% stall over a 20% threshold gave no target")
+	}
+	if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"a"}) {
+		t.Errorf("victims %v, want [a]: one pod per pass", got)
 	}
 }

@@ -18,6 +18,7 @@ type signalInfo struct {
 	signal    evictionapi.Signal
 	resource  v1.ResourceName
 	condition v1.NodeConditionType
+	rule      *signalRule
 }
 
 // signalTable lists every supported signal. Its order is the reclaim order
@@ -26,19 +27,19 @@ type signalInfo struct {
 // evictkit fixes it to this table's order, which is one of upstream's
 // possible outcomes.
 var signalTable = [...]signalInfo{
-	{evictionapi.SignalMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure},
-	{evictionapi.SignalAllocatableMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure},
+	{evictionapi.SignalMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure, availableRule},
+	{evictionapi.SignalAllocatableMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure, availableRule},
 	//evictkit:begin EvictionPSI
-	{signalMemoryPSISome, v1.ResourceMemory, v1.NodeMemoryPressure},
-	{signalMemoryPSIFull, v1.ResourceMemory, v1.NodeMemoryPressure},
+	{signalMemoryPSISome, v1.ResourceMemory, v1.NodeMemoryPressure, psiRule},
+	{signalMemoryPSIFull, v1.ResourceMemory, v1.NodeMemoryPressure, psiRule},
 	//evictkit:end EvictionPSI
-	{evictionapi.SignalNodeFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},
-	{evictionapi.SignalNodeFsInodesFree, resourceInodes, v1.NodeDiskPressure},
-	{evictionapi.SignalImageFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},
-	{evictionapi.SignalImageFsInodesFree, resourceInodes, v1.NodeDiskPressure},
-	{evictionapi.SignalContainerFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure},
-	{evictionapi.SignalContainerFsInodesFree, resourceInodes, v1.NodeDiskPressure},
-	{evictionapi.SignalPIDAvailable, resourcePids, v1.NodePIDPressure},
+	{evictionapi.SignalNodeFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure, availableRule},
+	{evictionapi.SignalNodeFsInodesFree, resourceInodes, v1.NodeDiskPressure, availableRule},
+	{evictionapi.SignalImageFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure, availableRule},
+	{evictionapi.SignalImageFsInodesFree, resourceInodes, v1.NodeDiskPressure, availableRule},
+	{evictionapi.SignalContainerFsAvailable, v1.ResourceEphemeralStorage, v1.NodeDiskPressure, availableRule},
+	{evictionapi.SignalContainerFsInodesFree, resourceInodes, v1.NodeDiskPressure, availableRule},
+	{evictionapi.SignalPIDAvailable, resourcePids, v1.NodePIDPressure, availableRule},
 }
 
 // numSignals is the number of supported signals.

@@ -36,13 +36,7 @@ func describeThreshold(t evictionapi.Threshold) string {
 	if !isHardEvictionThreshold(t) {
 		kind = "soft(" + t.GracePeriod.String() + ")"
 	}
-	op := "<"
-	//evictkit:begin EvictionPSI
-	if t.Operator == opGreaterThan {
-		op = ">"
-	}
-	//evictkit:end EvictionPSI
-	return fmt.Sprintf("%s %s%s%s", kind, t.Signal, op, describeThresholdValue(t.Value))
+	return fmt.Sprintf("%s %s%s%s", kind, t.Signal, ruleOf(t.Signal).symbol, describeThresholdValue(t.Value))
 }
 
 // describeThresholdValue renders a threshold's configured value: its
