@@ -30,6 +30,19 @@ const (
 	fastPathQuiet = time.Second
 )
 
+// fastPathInputs are what the fast path is given when Start starts it.
+type fastPathInputs struct {
+	// memcg reads the memory cgroups; nil unless the fast path runs (the
+	// gate is on and Start could start it).
+	memcg *memcgReader
+	// podCleanedUp and diskInfo are the kubelet's cleanup check and
+	// filesystem layout source; lastStats the pod stats of the last
+	// monitoring pass.
+	podCleanedUp PodCleanedUpFunc
+	diskInfo     DiskInfoProvider
+	lastStats    podStatsIndex
+}
+
 // newNodeMemcgReader returns a reader of the node's memory cgroups. The
 // machine's memory comes from /proc/meminfo, as cAdvisor reads it; if it
 // cannot be read, the watcher waits for the first monitoring pass.
@@ -64,7 +77,7 @@ func (m *managerImpl) startFastPath(ctx context.Context, diskInfo DiskInfoProvid
 		logger.Info("Eviction manager: EvictionFastPath is on but no hard memory threshold is configured; the fast path stays off")
 		return false
 	}
-	r := m.memcg
+	r := m.fast.memcg
 	if r == nil {
 		var err error
 		if r, err = newNodeMemcgReader(logger, m.config.PodCgroupRoot); err != nil {
@@ -77,7 +90,7 @@ func (m *managerImpl) startFastPath(ctx context.Context, diskInfo DiskInfoProvid
 		return false
 	}
 	m.syncMu.Lock()
-	m.memcg, m.podCleanedUp, m.diskInfo = r, cleanedUp, diskInfo
+	m.fast.memcg, m.fast.podCleanedUp, m.fast.diskInfo = r, cleanedUp, diskInfo
 	m.syncMu.Unlock()
 	logger.Info("Eviction manager: fast path on", "memoryCgroup", r.mount, "cgroupV2", r.v2, "interval", fastPathInterval)
 	go m.watchMemory(ctx, podFunc)
@@ -113,7 +126,7 @@ func (m *managerImpl) watchMemory(ctx context.Context, podFunc ActivePodsFunc) {
 // from the machine's memory.
 func (m *managerImpl) memoryCrossed(ctx context.Context) bool {
 	m.syncMu.Lock()
-	last, thresholds, r := m.state.lastObservations, m.config.Thresholds, m.memcg
+	last, thresholds, r := m.state.lastObservations, m.config.Thresholds, m.fast.memcg
 	m.syncMu.Unlock()
 	if r == nil {
 		return false
@@ -135,11 +148,11 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	// Before the first monitoring pass (the kubelet has just started and
 	// the Summary API may not answer yet) it detects the filesystem layout
 	// itself and decides on memory alone.
-	if m.memcg == nil {
+	if m.fast.memcg == nil {
 		return nil
 	}
-	if m.layout == nil && m.diskInfo != nil {
-		if err := m.detectLayout(ctx, m.diskInfo); err != nil {
+	if m.layout == nil && m.fast.diskInfo != nil {
+		if err := m.detectLayout(ctx, m.fast.diskInfo); err != nil {
 			return nil
 		}
 	}
@@ -150,11 +163,11 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 		return nil
 	}
 	pods := podFunc()
-	fresh, err := m.memcg.readNode(m.clock.Now(), true)
+	fresh, err := m.fast.memcg.readNode(m.clock.Now(), true)
 	if err != nil {
 		logger.V(4).Info("Eviction manager: fast path could not read every memory cgroup", "err", err)
 	}
-	obs, stats := withFreshMemory(m.state.lastObservations, m.lastStats, pods, fresh)
+	obs, stats := withFreshMemory(m.state.lastObservations, m.fast.lastStats, pods, fresh)
 	if !hardMemoryThresholdMet(m.config.Thresholds, obs) {
 		return nil
 	}
@@ -178,12 +191,12 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 // cleanupReport says which of the pods evicted for memory that the core
 // remembers (state.memoryInFlight) the kubelet has cleaned up.
 func (m *managerImpl) cleanupReport() map[*v1.Pod]bool {
-	if len(m.state.memoryInFlight) == 0 || m.podCleanedUp == nil {
+	if len(m.state.memoryInFlight) == 0 || m.fast.podCleanedUp == nil {
 		return nil
 	}
 	out := make(map[*v1.Pod]bool, len(m.state.memoryInFlight))
 	for _, p := range m.state.memoryInFlight {
-		if m.podCleanedUp(p) {
+		if m.fast.podCleanedUp(p) {
 			out[p] = true
 		}
 	}
@@ -195,8 +208,8 @@ func (m *managerImpl) cleanupReport() map[*v1.Pod]bool {
 func (m *managerImpl) cleanedUpFunc() PodCleanedUpFunc {
 	m.syncMu.Lock()
 	defer m.syncMu.Unlock()
-	if m.podCleanedUp == nil {
+	if m.fast.podCleanedUp == nil {
 		return func(*v1.Pod) bool { return true }
 	}
-	return m.podCleanedUp
+	return m.fast.podCleanedUp
 }

@@ -36,8 +36,8 @@ func newFastHarness(t *testing.T, pods []*v1.Pod, st []statsapi.PodStats) *fastH
 	n.memAvail, n.memWS = 3*gi, 5*gi
 	h := &fastHarness{mgrHarness: mgrNewHarness(t, cfg, false, n.summary(mgrEpoch, st...)), mount: t.TempDir(), clean: map[types.UID]bool{}}
 	h.pods = pods
-	h.m.memcg = &memcgReader{mount: h.mount, podRoot: "kubepods"}
-	h.m.podCleanedUp = func(p *v1.Pod) bool {
+	h.m.fast.memcg = &memcgReader{mount: h.mount, podRoot: "kubepods"}
+	h.m.fast.podCleanedUp = func(p *v1.Pod) bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		return h.clean[p.UID]
@@ -167,8 +167,8 @@ func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 func TestFastPassBeforeAnyMonitoringPass(t *testing.T) {
 	hog, idle, pods, st := fastPods()
 	h := newFastHarness(t, pods, st)
-	h.m.memcg.capacity = 8 * gi
-	h.m.diskInfo = h.disk
+	h.m.fast.memcg.capacity = 8 * gi
+	h.m.fast.diskInfo = h.disk
 	ctx := context.Background()
 	h.cgroups(5*gi, map[*v1.Pod]int64{hog: 100 * mi, idle: 500 * mi})
 	if h.m.memoryCrossed(ctx) {
@@ -193,7 +193,7 @@ func TestFastPassBeforeAnyMonitoringPass(t *testing.T) {
 
 	t.Run("without a layout source it waits for the monitoring loop", func(t *testing.T) {
 		h := newFastHarness(t, pods, st)
-		h.m.memcg.capacity = 8 * gi
+		h.m.fast.memcg.capacity = 8 * gi
 		h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi})
 		if got := h.m.fastPass(ctx, h.activePods, "test"); got != nil {
 			t.Errorf("fast pass evicted %v without a filesystem layout", podNames(got))
@@ -258,7 +258,7 @@ func TestStartFastPath(t *testing.T) {
 	t.Run("gate off: Start leaves the fast path off", func(t *testing.T) {
 		setGateDuringTest(t, evictionFastPath, false)
 		h := mgrNewHarness(t, mgrMemoryConfig(), false, fakeHealthyNode().summary(mgrEpoch))
-		if h.m.fastPath {
+		if h.m.alpha.fastPath {
 			t.Error("fastPath set with the gate off")
 		}
 	})

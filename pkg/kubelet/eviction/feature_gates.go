@@ -5,6 +5,7 @@ package eviction
 import (
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
 // The eviction manager's own alpha feature gates, each off by default.
@@ -53,4 +54,47 @@ func gateEnabled(gate featuregate.Feature) bool {
 		return false
 	}
 	return utilfeature.DefaultFeatureGate.Enabled(gate)
+}
+
+// alphaGates are the package's alpha gates as the manager read them when
+// it was created.
+type alphaGates struct {
+	reclaimSized bool
+	//evictkit:begin EvictionFastPath
+	fastPath bool
+	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionExplain
+	explain bool
+	//evictkit:end EvictionExplain
+	//evictkit:begin EvictionDryRun
+	dryRun bool
+	//evictkit:end EvictionDryRun
+	//evictkit:begin EvictionPSI
+	// psi: the gate is on and a PSI threshold is configured.
+	psi bool
+	//evictkit:end EvictionPSI
+	//evictkit:begin EvictionCgroupV2Notifier
+	cgroupV2Notifier bool
+	//evictkit:end EvictionCgroupV2Notifier
+}
+
+// readAlphaGates reads the alpha gates for a manager of thresholds.
+func readAlphaGates(thresholds []evictionapi.Threshold) alphaGates {
+	g := alphaGates{reclaimSized: gateEnabled(evictionReclaimSized)}
+	//evictkit:begin EvictionFastPath
+	g.fastPath = gateEnabled(evictionFastPath)
+	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionExplain
+	g.explain = gateEnabled(evictionExplain)
+	//evictkit:end EvictionExplain
+	//evictkit:begin EvictionDryRun
+	g.dryRun = gateEnabled(evictionDryRun)
+	//evictkit:end EvictionDryRun
+	//evictkit:begin EvictionPSI
+	g.psi = gateEnabled(evictionPSI) && hasPSIThreshold(thresholds)
+	//evictkit:end EvictionPSI
+	//evictkit:begin EvictionCgroupV2Notifier
+	g.cgroupV2Notifier = gateEnabled(evictionCgroupV2Notifier)
+	//evictkit:end EvictionCgroupV2Notifier
+	return g
 }

@@ -26,34 +26,17 @@ type managerImpl struct {
 	config                        Config
 	localStorageCapacityIsolation bool
 	//evictkit:begin EvictionReclaimSized
-	// reclaimSized is the EvictionReclaimSized feature gate.
-	reclaimSized bool
+	// alpha are the package's alpha feature gates (feature_gates.go).
+	alpha alphaGates
 	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionFastPath
-	// fastPath is the EvictionFastPath feature gate (fastpath.go).
-	fastPath bool
-	//evictkit:end EvictionFastPath
-	//evictkit:begin EvictionExplain
-	// explain is the EvictionExplain feature gate (explain.go).
-	explain bool
-	//evictkit:end EvictionExplain
 	//evictkit:begin EvictionDryRun
-	// dryRun is the EvictionDryRun feature gate (dry_run.go); dryRunLedger
-	// remembers what the dry run has reported.
-	dryRun       bool
+	// dryRunLedger remembers what the dry run has reported (dry_run.go).
 	dryRunLedger dryRunLedger
 	//evictkit:end EvictionDryRun
 	//evictkit:begin EvictionPSI
-	// psi is set when the EvictionPSI gate is on and a PSI threshold is
-	// configured (psi.go); readPressure reads /proc/pressure/memory.
-	psi          bool
+	// readPressure reads /proc/pressure/memory (psi_observe.go).
 	readPressure func() ([]byte, error)
 	//evictkit:end EvictionPSI
-	//evictkit:begin EvictionCgroupV2Notifier
-	// cgroupV2Notifier is the EvictionCgroupV2Notifier feature gate
-	// (notifier_pressure_linux.go).
-	cgroupV2Notifier bool
-	//evictkit:end EvictionCgroupV2Notifier
 
 	// Where inputs come from.
 	summaryProvider stats.SummaryProvider
@@ -87,14 +70,8 @@ type managerImpl struct {
 	thresholdNotifiers []ThresholdNotifier
 	notifiersArmedAt   time.Time
 	//evictkit:begin EvictionFastPath
-	// The fast path's: the cgroup reader (nil unless the fast path runs:
-	// the gate is on and Start could start it), the kubelet's cleanup
-	// check and filesystem layout source, and the pod stats of the last
-	// monitoring pass.
-	memcg        *memcgReader
-	podCleanedUp PodCleanedUpFunc
-	diskInfo     DiskInfoProvider
-	lastStats    podStatsIndex
+	// fast is what the fast path is given once it starts (fastpath.go).
+	fast fastPathInputs
 	//evictkit:end EvictionFastPath
 }
 
@@ -107,26 +84,16 @@ func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFun
 	m := &managerImpl{config: config, state: newDecisionState(len(config.Thresholds))}
 	m.localStorageCapacityIsolation = localStorageCapacityIsolation
 	//evictkit:begin EvictionReclaimSized
-	m.reclaimSized = gateEnabled(evictionReclaimSized)
+	m.alpha = readAlphaGates(config.Thresholds)
 	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionFastPath
-	m.fastPath = gateEnabled(evictionFastPath)
-	//evictkit:end EvictionFastPath
-	//evictkit:begin EvictionExplain
-	m.explain = gateEnabled(evictionExplain)
-	//evictkit:end EvictionExplain
 	//evictkit:begin EvictionDryRun
-	if m.dryRun = gateEnabled(evictionDryRun); m.dryRun {
+	if m.alpha.dryRun {
 		registerDryRun()
 	}
 	//evictkit:end EvictionDryRun
 	//evictkit:begin EvictionPSI
-	m.psi = gateEnabled(evictionPSI) && hasPSIThreshold(config.Thresholds)
 	m.readPressure = readProcPressureMemory
 	//evictkit:end EvictionPSI
-	//evictkit:begin EvictionCgroupV2Notifier
-	m.cgroupV2Notifier = gateEnabled(evictionCgroupV2Notifier)
-	//evictkit:end EvictionCgroupV2Notifier
 	// Inputs.
 	m.summaryProvider, m.clock = summaryProvider, clock
 	// Actions on the node and the API.
@@ -171,7 +138,7 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 		_, _ = m.synchronize(ctx, diskInfoProvider, podFunc)
 	}
 	//evictkit:begin EvictionCgroupV2Notifier
-	if m.cgroupV2Notifier {
+	if m.alpha.cgroupV2Notifier {
 		// Name the pods a notification's own pass evicted: the monitoring
 		// loop logs its evictions, upstream's notification passes do not.
 		onNotification = func(message string) {
@@ -183,7 +150,7 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 	}
 	//evictkit:end EvictionCgroupV2Notifier
 	//evictkit:begin EvictionFastPath
-	if m.fastPath && m.startFastPath(ctx, diskInfoProvider, podFunc, podCleanedUpFunc) {
+	if m.alpha.fastPath && m.startFastPath(ctx, diskInfoProvider, podFunc, podCleanedUpFunc) {
 		// A notification wakes the fast path instead of a full pass.
 		onNotification = func(message string) {
 			logger.Info(message)
@@ -212,7 +179,7 @@ func (m *managerImpl) startMemoryNotifiers(ctx context.Context, handler func(str
 			continue
 		}
 		//evictkit:begin EvictionCgroupV2Notifier
-		if m.cgroupV2Notifier {
+		if m.alpha.cgroupV2Notifier {
 			pods := isAllocatableEvictionThreshold(t)
 			if v2Watching[pods] {
 				continue

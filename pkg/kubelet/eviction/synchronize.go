@@ -45,7 +45,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 
 	obs := observeSummary(summary)
 	//evictkit:begin EvictionPSI
-	if m.psi {
+	if m.alpha.psi {
 		m.observePSI(logger, obs, summary)
 	}
 	//evictkit:end EvictionPSI
@@ -58,13 +58,13 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
 	}
 	//evictkit:begin EvictionDryRun
-	if m.dryRun {
+	if m.alpha.dryRun {
 		m.dryRunLedger.retain(activeUIDs(pods), standingSignals(&d))
 	}
 	//evictkit:end EvictionDryRun
 	//evictkit:begin EvictionFastPath
-	if m.memcg != nil {
-		m.lastStats = stats
+	if m.fast.memcg != nil {
+		m.fast.lastStats = stats
 	}
 	if len(d.heldFor) > 0 {
 		logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", v1.ResourceMemory, "pods", klog.KObjSlice(d.heldFor))
@@ -109,10 +109,10 @@ func (m *managerImpl) decisionGates() featureGates {
 		podLevelResources:   utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 		memoryBackedVolumes: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScalingMemoryBackedVolumes),
 		//evictkit:begin EvictionReclaimSized
-		reclaimSized: m.reclaimSized,
+		reclaimSized: m.alpha.reclaimSized,
 		//evictkit:end EvictionReclaimSized
 		//evictkit:begin EvictionExplain
-		explain: m.explain,
+		explain: m.alpha.explain,
 		//evictkit:end EvictionExplain
 	}
 }
@@ -121,7 +121,7 @@ func (m *managerImpl) decisionGates() featureGates {
 // pressure queries.
 func (m *managerImpl) setConditions(logger klog.Logger, conditions []v1.NodeConditionType) {
 	//evictkit:begin EvictionDryRun
-	if m.dryRun {
+	if m.alpha.dryRun {
 		m.dryRunConditions(logger, conditions)
 		conditions = nil
 	}
@@ -224,12 +224,12 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	evicted := m.evictVictims(logger, target)
 	o := outcome{signal: target.threshold.Signal, evicted: evicted, at: m.clock.Now()}
 	//evictkit:begin EvictionFastPath
-	o.trackMemory = m.memcg != nil
+	o.trackMemory = m.fast.memcg != nil
 	//evictkit:end EvictionFastPath
 	m.state = m.state.advance(o)
 	if len(evicted) == 0 {
 		//evictkit:begin EvictionDryRun
-		if m.dryRun {
+		if m.alpha.dryRun {
 			return nil
 		}
 		//evictkit:end EvictionDryRun
