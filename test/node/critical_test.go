@@ -20,7 +20,11 @@ var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memor
 	// critical pods cause must then last without any further eviction.
 	// The threshold is set once all three hold their memory: on the slow
 	// cgroup v2 VM node the static pod was once still being created when
-	// the low-priority hog was evicted.
+	// the low-priority hog was evicted. The kubelet restarts with the
+	// threshold already met, and on restart it admits its running pods
+	// again: a BestEffort hog would be rejected there ("The node had
+	// condition: [MemoryPressure]", no DisruptionTarget), not evicted by
+	// the manager, so the low-priority hog is Burstable.
 	It("evicts only the non-critical hog and never a static or system-node-critical pod", func(ctx SpecContext) {
 		runEviction(ctx, evictionSpec{
 			name:                 "critical",
@@ -36,7 +40,7 @@ var _ = Describe("Critical pods under memory pressure", Label("Eviction", "Memor
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("low-hog", nodeharness.MemoryHog("400Mi"), nodeharness.PriorityClass(nodeharness.LowPriority))},
+					{order: 1, pod: f.Pod("low-hog", nodeharness.MemoryHog("400Mi"), nodeharness.MemoryRequest("50Mi"), nodeharness.PriorityClass(nodeharness.LowPriority))},
 					{order: 0, pod: f.Pod("critical-hog", nodeharness.MemoryHog("400Mi"), nodeharness.PriorityClass("system-node-critical"))},
 					{order: 0, static: true, pod: f.Pod("static-hog", nodeharness.MemoryHog("400Mi"))},
 				}
