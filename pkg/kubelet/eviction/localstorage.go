@@ -94,15 +94,15 @@ func podLimitViolation(pod *v1.Pod, s *statsapi.PodStats) (storageViolation, boo
 	if !mentionsEphemeralLimit(pod) {
 		return storageViolation{}, false
 	}
-	limit, ok := resourcehelper.PodLimits(pod, resourcehelper.PodResourcesOptions{})[v1.ResourceEphemeralStorage]
-	if !ok {
-		return storageViolation{}, false
-	}
 	var used int64
 	if s.EphemeralStorage != nil {
 		used = u64(s.EphemeralStorage.UsedBytes)
 	}
-	if limit.CmpInt64(used) >= 0 {
+	if used <= regularContainersEphemeralLimit(pod) {
+		return storageViolation{}, false
+	}
+	limit, ok := resourcehelper.PodLimits(pod, resourcehelper.PodResourcesOptions{})[v1.ResourceEphemeralStorage]
+	if !ok || limit.CmpInt64(used) >= 0 {
 		return storageViolation{}, false
 	}
 	return storageViolation{
@@ -130,17 +130,35 @@ func mentionsEphemeralLimit(pod *v1.Pod) bool {
 	return pod.Spec.Resources != nil && has(pod.Spec.Resources.Limits)
 }
 
+// regularContainersEphemeralLimit is the sum of the regular containers'
+// ephemeral-storage limits in whole bytes, a lower bound of the pod's total
+// limit (which adds sidecars, init containers and overhead, never less):
+// usage up to it cannot exceed the total, so the aggregate, which costs
+// maps per pod, is only worked out above it. A limit that is not a whole
+// number of bytes makes the bound 0 (no shortcut).
+func regularContainersEphemeralLimit(pod *v1.Pod) int64 {
+	var sum int64
+	for i := range pod.Spec.Containers {
+		q, ok := pod.Spec.Containers[i].Resources.Limits[v1.ResourceEphemeralStorage]
+		if !ok {
+			continue
+		}
+		v, exact := q.AsInt64()
+		if !exact || v < 0 {
+			return 0
+		}
+		sum = satAdd(sum, v)
+	}
+	return sum
+}
+
 // containerLimitViolation finds the first container (regular or
 // restartable init) whose logs, plus its writable layer when that lives on
 // nodefs, exceed its ephemeral-storage limit.
 func containerLimitViolation(pod *v1.Pod, s *statsapi.PodStats, opts localStorageOptions) (storageViolation, bool) {
-	limits := containerEphemeralLimits(pod)
-	if len(limits) == 0 {
-		return storageViolation{}, false
-	}
 	for i := range s.Containers {
 		cs := &s.Containers[i]
-		limit, ok := limits[cs.Name]
+		limit, ok := containerEphemeralLimit(pod, cs.Name)
 		if !ok {
 			continue
 		}
@@ -160,27 +178,23 @@ func containerLimitViolation(pod *v1.Pod, s *statsapi.PodStats, opts localStorag
 	return storageViolation{}, false
 }
 
-// containerEphemeralLimits maps container names to their non-zero
-// ephemeral-storage limits (regular and restartable init containers).
-func containerEphemeralLimits(pod *v1.Pod) map[string]resource.Quantity {
-	var out map[string]resource.Quantity
-	note := func(c *v1.Container) {
+// containerEphemeralLimit is the non-zero ephemeral-storage limit of the
+// regular or restartable init container with this name. A linear search:
+// pods have few containers, and a map per pod per pass costs more.
+func containerEphemeralLimit(pod *v1.Pod, name string) (resource.Quantity, bool) {
+	limitOf := func(c *v1.Container) (resource.Quantity, bool) {
 		q, ok := c.Resources.Limits[v1.ResourceEphemeralStorage]
-		if !ok || q.IsZero() {
-			return
-		}
-		if out == nil {
-			out = map[string]resource.Quantity{}
-		}
-		out[c.Name] = q
+		return q, ok && !q.IsZero()
 	}
 	for i := range pod.Spec.Containers {
-		note(&pod.Spec.Containers[i])
-	}
-	for i := range pod.Spec.InitContainers {
-		if podutil.IsRestartableInitContainer(&pod.Spec.InitContainers[i]) {
-			note(&pod.Spec.InitContainers[i])
+		if c := &pod.Spec.Containers[i]; c.Name == name {
+			return limitOf(c)
 		}
 	}
-	return out
+	for i := range pod.Spec.InitContainers {
+		if c := &pod.Spec.InitContainers[i]; c.Name == name && podutil.IsRestartableInitContainer(c) {
+			return limitOf(c)
+		}
+	}
+	return resource.Quantity{}, false
 }

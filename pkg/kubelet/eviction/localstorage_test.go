@@ -130,6 +130,35 @@ func TestLocalStorageViolations(t *testing.T) {
 			stats: []statsapi.PodStats{podStats("a", withEphemeralUsed("1536Mi"))},
 		},
 		{
+			// Usage above the regular containers' sum is not yet over
+			// the total, which counts the sidecar and the overhead.
+			name: "pod total counts sidecars and overhead beyond the regular containers",
+			pods: []*v1.Pod{pod("a",
+				withContainers(container("app", nil, rl("ephemeral-storage", "1Gi"))),
+				withInitContainers(sidecar("proxy", nil, rl("ephemeral-storage", "256Mi"))),
+				func(p *v1.Pod) { p.Spec.Overhead = rl("ephemeral-storage", "256Mi") },
+			)},
+			stats: []statsapi.PodStats{podStats("a", withEphemeralUsed("1536Mi"))},
+		},
+		{
+			name: "pod over a total that counts sidecars and overhead",
+			pods: []*v1.Pod{pod("a",
+				withContainers(container("app", nil, rl("ephemeral-storage", "1Gi"))),
+				withInitContainers(sidecar("proxy", nil, rl("ephemeral-storage", "256Mi"))),
+				func(p *v1.Pod) { p.Spec.Overhead = rl("ephemeral-storage", "256Mi") },
+			)},
+			stats: []statsapi.PodStats{podStats("a", withEphemeralUsed("1536Mi"), func(s *statsapi.PodStats) { *s.EphemeralStorage.UsedBytes++ })},
+			want:  []violation{podOver("a", "1536Mi")},
+		},
+		{
+			// 2 bytes used against 1.5: a limit rounded up to whole bytes
+			// would hide it.
+			name:  "pod over a limit that is not a whole number of bytes",
+			pods:  []*v1.Pod{pod("a", withStorageLimit("1500m"))},
+			stats: []statsapi.PodStats{podStats("a", withEphemeralUsed("2"))},
+			want:  []violation{podOver("a", "1500m")},
+		},
+		{
 			name:  "pod without ephemeral storage stats uses nothing",
 			pods:  []*v1.Pod{pod("a", withStorageLimit("1Ki"))},
 			stats: []statsapi.PodStats{podStats("a")},

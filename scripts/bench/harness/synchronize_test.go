@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+	"k8s.io/utils/clock"
 	testingclock "k8s.io/utils/clock/testing"
 
 	ours "evictbench/ours"
@@ -31,6 +32,9 @@ type handle struct {
 type impl struct {
 	name  string
 	build func(w *World) (*handle, error)
+	// start builds a manager on the real clock that reads its summaries
+	// from p and starts its monitoring loop, as the kubelet does.
+	start func(ctx context.Context, w *World, p summaryProvider) error
 }
 
 var (
@@ -87,7 +91,21 @@ var impls = []impl{
 			},
 			pressure: func() string { return pressure(m) },
 		}, nil
-	}},
+	},
+		start: func(ctx context.Context, w *World, p summaryProvider) error {
+			thresholds, err := upstream.ParseThresholdConfig(AllocatableConfig, EvictionHard(), nil, nil, nil)
+			if err != nil {
+				return err
+			}
+			cfg := upstream.Config{
+				PressureTransitionPeriod: pressureTransitionPeriod,
+				MaxPodGracePeriodSeconds: maxPodGracePeriodSeconds,
+				Thresholds:               thresholds,
+			}
+			m, _ := upstream.NewManager(p, cfg, w.Kill, GC{}, GC{}, Recorder{}, nodeRef, clock.RealClock{}, true)
+			m.Start(ctx, DiskInfo{}, w.ActivePods, cleanedUp, 0)
+			return nil
+		}},
 	{name: "ours", build: func(w *World) (*handle, error) {
 		thresholds, err := ours.ParseThresholdConfig(AllocatableConfig, EvictionHard(), nil, nil, nil)
 		if err != nil {
@@ -108,8 +126,25 @@ var impls = []impl{
 			},
 			pressure: func() string { return pressure(m) },
 		}, nil
-	}},
+	},
+		start: func(ctx context.Context, w *World, p summaryProvider) error {
+			thresholds, err := ours.ParseThresholdConfig(AllocatableConfig, EvictionHard(), nil, nil, nil)
+			if err != nil {
+				return err
+			}
+			cfg := ours.Config{
+				PressureTransitionPeriod: pressureTransitionPeriod,
+				MaxPodGracePeriodSeconds: maxPodGracePeriodSeconds,
+				Thresholds:               thresholds,
+			}
+			m, _ := ours.NewManager(p, cfg, w.Kill, GC{}, GC{}, Recorder{}, nodeRef, clock.RealClock{}, true)
+			m.Start(ctx, DiskInfo{}, w.ActivePods, cleanedUp, 0)
+			return nil
+		}},
 }
+
+// cleanedUp reports every evicted pod as cleaned up at once.
+func cleanedUp(*v1.Pod) bool { return true }
 
 // benchContext carries a logger that drops everything, so that log output
 // (identical in content for both implementations) is not what is measured.
