@@ -3,6 +3,7 @@
 package eviction
 
 import (
+	"k8s.io/component-base/featuregate"
 	"slices"
 	"sync"
 
@@ -12,6 +13,12 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 )
+
+// evictionDryRun: decide and report every eviction, kill nothing and
+// report no node condition.
+const evictionDryRun featuregate.Feature = "EvictionDryRun"
+
+var _ = addAlphaGate(alphaGate{gate: evictionDryRun})
 
 // Dry run (EvictionDryRun, alpha): the manager observes, decides and
 // reports, and kills nothing. A pod it would evict gets a WouldEvict event

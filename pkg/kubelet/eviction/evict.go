@@ -44,7 +44,7 @@ func (m *managerImpl) evictPod(logger klog.Logger, e *podEviction) bool {
 	eventMessage = withExplanation(eventMessage, e.explanation)
 	//evictkit:end EvictionExplain
 	//evictkit:begin EvictionDryRun
-	if m.alpha.dryRun {
+	if m.alpha[evictionDryRun] {
 		m.wouldEvict(logger, e, eventMessage)
 		return false
 	}

@@ -4,11 +4,18 @@ package eviction
 
 import (
 	"fmt"
+	"k8s.io/component-base/featuregate"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 )
+
+// evictionExplain: say in each Evicted event why this pod was chosen,
+// and log the ranked pods with the decision.
+const evictionExplain featuregate.Feature = "EvictionExplain"
+
+var _ = addAlphaGate(alphaGate{gate: evictionExplain})
 
 // Explained decisions (feature gate EvictionExplain, alpha).
 //

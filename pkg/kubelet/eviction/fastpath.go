@@ -4,12 +4,20 @@ package eviction
 
 import (
 	"context"
+	"k8s.io/component-base/featuregate"
 	"os"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 )
+
+// evictionFastPath: watch the node's memory cgroup at a sub-second
+// interval and decide on fresh cgroup figures as soon as a hard memory
+// threshold is met.
+const evictionFastPath featuregate.Feature = "EvictionFastPath"
+
+var _ = addAlphaGate(alphaGate{gate: evictionFastPath})
 
 // The fast path (EvictionFastPath, alpha): a watcher reads the node's
 // memory cgroup every fastPathInterval and, once a hard memory threshold

@@ -258,7 +258,7 @@ func TestStartFastPath(t *testing.T) {
 	t.Run("gate off: Start leaves the fast path off", func(t *testing.T) {
 		setGateDuringTest(t, evictionFastPath, false)
 		h := mgrNewHarness(t, mgrMemoryConfig(), false, fakeHealthyNode().summary(mgrEpoch))
-		if h.m.alpha.fastPath {
+		if h.m.alpha[evictionFastPath] {
 			t.Error("fastPath set with the gate off")
 		}
 	})

@@ -87,7 +87,7 @@ func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFun
 	m.alpha = readAlphaGates(config.Thresholds)
 	//evictkit:end EvictionReclaimSized
 	//evictkit:begin EvictionDryRun
-	if m.alpha.dryRun {
+	if m.alpha[evictionDryRun] {
 		registerDryRun()
 	}
 	//evictkit:end EvictionDryRun
@@ -138,7 +138,7 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 		_, _ = m.synchronize(ctx, diskInfoProvider, podFunc)
 	}
 	//evictkit:begin EvictionCgroupV2Notifier
-	if m.alpha.cgroupV2Notifier {
+	if m.alpha[evictionCgroupV2Notifier] {
 		// Name the pods a notification's own pass evicted: the monitoring
 		// loop logs its evictions, upstream's notification passes do not.
 		onNotification = func(message string) {
@@ -150,7 +150,7 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 	}
 	//evictkit:end EvictionCgroupV2Notifier
 	//evictkit:begin EvictionFastPath
-	if m.alpha.fastPath && m.startFastPath(ctx, diskInfoProvider, podFunc, podCleanedUpFunc) {
+	if m.alpha[evictionFastPath] && m.startFastPath(ctx, diskInfoProvider, podFunc, podCleanedUpFunc) {
 		// A notification wakes the fast path instead of a full pass.
 		onNotification = func(message string) {
 			logger.Info(message)
@@ -179,7 +179,7 @@ func (m *managerImpl) startMemoryNotifiers(ctx context.Context, handler func(str
 			continue
 		}
 		//evictkit:begin EvictionCgroupV2Notifier
-		if m.alpha.cgroupV2Notifier {
+		if m.alpha[evictionCgroupV2Notifier] {
 			pods := isAllocatableEvictionThreshold(t)
 			if v2Watching[pods] {
 				continue

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"k8s.io/component-base/featuregate"
 	"math"
 	"slices"
 	"strconv"
@@ -17,6 +18,12 @@ import (
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
+
+// evictionPSI: memory pressure stall information as eviction signals; on
+// for a manager only with a PSI threshold configured.
+const evictionPSI featuregate.Feature = "EvictionPSI"
+
+var _ = addAlphaGate(alphaGate{gate: evictionPSI, requires: hasPSIThreshold})
 
 // Memory pressure stall information as eviction signals (EvictionPSI,
 // alpha): memory.psi.some.avg10 and memory.psi.full.avg10, the share in

@@ -212,7 +212,7 @@ func TestManagerPSI(t *testing.T) {
 
 	t.Run("from the pressure file", func(t *testing.T) {
 		h := newHarness(fakeHealthyNode().summary(mgrEpoch, st...), stalled, nil)
-		if !h.m.alpha.psi {
+		if !h.m.alpha[evictionPSI] {
 			t.Fatal("psi off with the gate on and a PSI threshold")
 		}
 		before := mgrEvictionCount(t, string(signalMemoryPSISome))
@@ -270,7 +270,7 @@ func TestManagerPSI(t *testing.T) {
 	t.Run("gate off: no PSI read", func(t *testing.T) {
 		setGateDuringTest(t, evictionPSI, false)
 		h := mgrNewHarness(t, mgrMemoryConfig(), false, fakeHealthyNode().summary(mgrEpoch, st...))
-		if h.m.alpha.psi {
+		if h.m.alpha[evictionPSI] {
 			t.Error("psi on with the gate off")
 		}
 	})

@@ -45,7 +45,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 
 	obs := observeSummary(summary)
 	//evictkit:begin EvictionPSI
-	if m.alpha.psi {
+	if m.alpha[evictionPSI] {
 		m.observePSI(logger, obs, summary)
 	}
 	//evictkit:end EvictionPSI
@@ -58,7 +58,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
 	}
 	//evictkit:begin EvictionDryRun
-	if m.alpha.dryRun {
+	if m.alpha[evictionDryRun] {
 		m.dryRunLedger.retain(activeUIDs(pods), standingSignals(&d))
 	}
 	//evictkit:end EvictionDryRun
@@ -109,10 +109,10 @@ func (m *managerImpl) decisionGates() featureGates {
 		podLevelResources:   utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 		memoryBackedVolumes: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScalingMemoryBackedVolumes),
 		//evictkit:begin EvictionReclaimSized
-		reclaimSized: m.alpha.reclaimSized,
+		reclaimSized: m.alpha[evictionReclaimSized],
 		//evictkit:end EvictionReclaimSized
 		//evictkit:begin EvictionExplain
-		explain: m.alpha.explain,
+		explain: m.alpha[evictionExplain],
 		//evictkit:end EvictionExplain
 	}
 }
@@ -121,7 +121,7 @@ func (m *managerImpl) decisionGates() featureGates {
 // pressure queries.
 func (m *managerImpl) setConditions(logger klog.Logger, conditions []v1.NodeConditionType) {
 	//evictkit:begin EvictionDryRun
-	if m.alpha.dryRun {
+	if m.alpha[evictionDryRun] {
 		m.dryRunConditions(logger, conditions)
 		conditions = nil
 	}
@@ -229,7 +229,7 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	m.state = m.state.advance(o)
 	if len(evicted) == 0 {
 		//evictkit:begin EvictionDryRun
-		if m.alpha.dryRun {
+		if m.alpha[evictionDryRun] {
 			return nil
 		}
 		//evictkit:end EvictionDryRun
