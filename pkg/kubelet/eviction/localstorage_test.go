@@ -42,6 +42,12 @@ func TestLocalStorageViolations(t *testing.T) {
 	cache := func(limit string, medium v1.StorageMedium) podOpt {
 		return withVolumes(emptyDirVol("cache", limit, medium))
 	}
+	// A pod total of 1536Mi, of which the regular container has 1Gi.
+	sidecarAndOverhead := func(p *v1.Pod) {
+		withContainers(container("app", nil, rl("ephemeral-storage", "1Gi")))(p)
+		withInitContainers(sidecar("proxy", nil, rl("ephemeral-storage", "256Mi")))(p)
+		p.Spec.Overhead = rl("ephemeral-storage", "256Mi")
+	}
 	cases := []struct {
 		name  string
 		pods  []*v1.Pod
@@ -132,21 +138,13 @@ func TestLocalStorageViolations(t *testing.T) {
 		{
 			// Usage above the regular containers' sum is not yet over
 			// the total, which counts the sidecar and the overhead.
-			name: "pod total counts sidecars and overhead beyond the regular containers",
-			pods: []*v1.Pod{pod("a",
-				withContainers(container("app", nil, rl("ephemeral-storage", "1Gi"))),
-				withInitContainers(sidecar("proxy", nil, rl("ephemeral-storage", "256Mi"))),
-				func(p *v1.Pod) { p.Spec.Overhead = rl("ephemeral-storage", "256Mi") },
-			)},
+			name:  "pod total counts sidecars and overhead beyond the regular containers",
+			pods:  []*v1.Pod{pod("a", sidecarAndOverhead)},
 			stats: []statsapi.PodStats{podStats("a", withEphemeralUsed("1536Mi"))},
 		},
 		{
-			name: "pod over a total that counts sidecars and overhead",
-			pods: []*v1.Pod{pod("a",
-				withContainers(container("app", nil, rl("ephemeral-storage", "1Gi"))),
-				withInitContainers(sidecar("proxy", nil, rl("ephemeral-storage", "256Mi"))),
-				func(p *v1.Pod) { p.Spec.Overhead = rl("ephemeral-storage", "256Mi") },
-			)},
+			name:  "pod over a total that counts sidecars and overhead",
+			pods:  []*v1.Pod{pod("a", sidecarAndOverhead)},
 			stats: []statsapi.PodStats{podStats("a", withEphemeralUsed("1536Mi"), func(s *statsapi.PodStats) { *s.EphemeralStorage.UsedBytes++ })},
 			want:  []violation{podOver("a", "1536Mi")},
 		},
