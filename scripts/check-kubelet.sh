@@ -29,14 +29,16 @@ note "${got}"
 got="$("${bin}/kubelet-upstream" --version)"
 [[ "${got}" == "Kubernetes ${K8S_VERSION}" ]] || die "kubelet-upstream --version printed '${got}'"
 
-# The package's alpha feature gates (the names in its feature_gates.go):
-# the patched kubelet knows each, upstream's rejects it. The kubelet sets
-# its feature gates from the flags right before it validates them, so a
-# label it refuses stops it there, before it touches anything.
+# The package's alpha feature gates (each declared in its behaviour's own
+# file, EvictionReclaimSized in feature_gates.go): the patched kubelet
+# knows each, upstream's rejects it. The kubelet sets its feature gates
+# from the flags right before it validates them, so a label it refuses
+# stops it there, before it touches anything.
 step "check-kubelet: feature gates"
-mapfile -t gates < <(sed -n 's/^\t[a-zA-Z0-9]* *featuregate\.Feature = "\([A-Za-z0-9]*\)"$/\1/p' \
-	"${root}/pkg/kubelet/eviction/feature_gates.go")
-((${#gates[@]} > 0)) || die "no feature gates found in pkg/kubelet/eviction/feature_gates.go"
+mapfile -t gates < <(find "${root}/pkg/kubelet/eviction" -maxdepth 1 -name '*.go' ! -name '*_test.go' -print0 |
+	xargs -0 sed -nE 's/^(const |\t)[a-zA-Z0-9]+ +featuregate\.Feature = "([A-Za-z0-9]+)"$/\2/p' | sort -u)
+((${#gates[@]} > 0)) || die "no feature gate declarations (featuregate.Feature constants) found in pkg/kubelet/eviction"
+note "${#gates[@]} gates: ${gates[*]}"
 # gate_check BINARY GATE: what BINARY says of --feature-gates=GATE=true.
 gate_check() {
 	timeout 30 "$1" --feature-gates="$2=true" --node-labels=kubernetes.io/evictkit-gate-check=1 2>&1 || true
