@@ -11,12 +11,6 @@ import (
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 )
 
-// summaryProvider is what NewManager reads node and pod stats from.
-type summaryProvider interface {
-	Get(ctx context.Context, updateStats bool) (*statsapi.Summary, error)
-	GetCPUAndMemoryStats(ctx context.Context) (*statsapi.Summary, error)
-}
-
 // warmupPasses run before the measured window opens: the first passes
 // detect the filesystem layout and fill the manager's state.
 const warmupPasses = 3

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/klog/v2"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+	"k8s.io/kubernetes/pkg/kubelet/server/stats"
 	"k8s.io/utils/clock"
 	testingclock "k8s.io/utils/clock/testing"
 
@@ -34,7 +35,7 @@ type impl struct {
 	build func(w *World) (*handle, error)
 	// start builds a manager on the real clock that reads its summaries
 	// from p and starts its monitoring loop, as the kubelet does.
-	start func(ctx context.Context, w *World, p summaryProvider) error
+	start func(ctx context.Context, w *World, p stats.SummaryProvider) error
 }
 
 var (
@@ -92,7 +93,7 @@ var impls = []impl{
 			pressure: func() string { return pressure(m) },
 		}, nil
 	},
-		start: func(ctx context.Context, w *World, p summaryProvider) error {
+		start: func(ctx context.Context, w *World, p stats.SummaryProvider) error {
 			thresholds, err := upstream.ParseThresholdConfig(AllocatableConfig, EvictionHard(), nil, nil, nil)
 			if err != nil {
 				return err
@@ -127,7 +128,7 @@ var impls = []impl{
 			pressure: func() string { return pressure(m) },
 		}, nil
 	},
-		start: func(ctx context.Context, w *World, p summaryProvider) error {
+		start: func(ctx context.Context, w *World, p stats.SummaryProvider) error {
 			thresholds, err := ours.ParseThresholdConfig(AllocatableConfig, EvictionHard(), nil, nil, nil)
 			if err != nil {
 				return err
