@@ -85,7 +85,7 @@ base_disk() {
 		{
 			docker image inspect -f '{{.Id}}' "${image}"
 			echo "${vm_kernel_version}"
-			cat "${BASH_SOURCE[0]}" "${key}.pub"
+			cat "${BASH_SOURCE[0]}" "${root}/scripts/lib/vm-kernel.sh" "${key}.pub"
 			(cd "${root}/images/vm-node" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
 		} | sha256sum | cut -c1-12
 	)"
@@ -158,7 +158,6 @@ initramfs() {
 	rm -rf "${dir}" && mkdir -p "${dir}"/{bin,proc,sys,dev,newroot,lib/modules}
 	cp /bin/busybox "${dir}/bin/busybox"
 	cp "${root}/images/vm-node/init" "${dir}/init"
-	[[ -f "${vm_kernel_root}/lib/modules/${vm_kernel_version}/modules.dep" ]] || depmod -b "${vm_kernel_root}" "${vm_kernel_version}"
 	: >"${dir}/modules"
 	for m in virtio_pci virtio_blk virtio_net; do
 		for f in $(modprobe -d "${vm_kernel_root}" -S "${vm_kernel_version}" --show-depends "${m}" | awk '$1 == "insmod" {print $2}'); do
@@ -251,6 +250,10 @@ up() {
 	read -r fs kernel controllers < <(on_vm 'echo "$(stat -fc %T /sys/fs/cgroup) $(uname -r) $(cat /sys/fs/cgroup/cgroup.controllers)"')
 	[[ "${fs}" == cgroup2fs ]] || die "${name} does not run cgroup v2 (/sys/fs/cgroup is ${fs})"
 	note "kernel ${kernel}, /sys/fs/cgroup ${fs}, controllers: ${controllers}"
+	# Pod networking (veth), snapshots (overlay) and kube-proxy (bridge
+	# netfilter) are modules of this kernel: fail here, not in every pod.
+	on_vm 'modprobe -a veth overlay bridge br_netfilter' ||
+		die "${name} cannot load the kernel modules pods need (veth overlay bridge br_netfilter)" "the root disk's module index may be missing: remove ${cache} and retry"
 
 	join
 	wait_ready

@@ -2,7 +2,7 @@
 # today, taken out of its .deb into a cache (never installed on the host).
 # Sourced, not run; needs steps.sh and versions.sh. Sets:
 #   vm_kernel_version  e.g. 6.1.0-48-cloud-amd64
-#   vm_kernel_root     the unpacked package (boot/, lib/modules/)
+#   vm_kernel_root     the unpacked package (boot/, lib/modules/ with its index)
 #   vm_kernel_image    its vmlinuz
 # shellcheck shell=bash
 
@@ -26,6 +26,10 @@ vm_kernel_fetch() {
 	fi
 	vm_kernel_version="${kpkg#linux-image-}"
 	vm_kernel_root="${kdir}/root"
+	# The .deb ships no module index (the package's postinst makes it): a
+	# root disk copied without one has modprobe find no module at all.
+	[[ -f "${vm_kernel_root}/lib/modules/${vm_kernel_version}/modules.dep" ]] ||
+		depmod -b "${vm_kernel_root}" "${vm_kernel_version}"
 	vm_kernel_image="${vm_kernel_root}/boot/vmlinuz-${vm_kernel_version}"
 	[[ -f "${vm_kernel_image}" ]] || die "${kpkg} has no vmlinuz"
 	note "${kpkg}"
