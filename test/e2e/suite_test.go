@@ -36,4 +36,4 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	w := clusterSuite.Connect(ctx, pressuredName, spareName)
 	pressured, spare = w[0], w[1]
 	GinkgoWriter.Printf("pressure on %s, spare %s, kubelet %s, workload image %s\n", pressured.Node, spare.Node, pressured.Kubelet, pressured.Image)
-}, NodeTimeout(10*time.Minute))
+}, NodeTimeout(15*time.Minute))

@@ -37,7 +37,7 @@ var f *nodeharness.Framework
 var _ = BeforeSuite(func(ctx SpecContext) {
 	f = nodeSuite.Connect(ctx, node)[0]
 	GinkgoWriter.Printf("node %s, kubelet %s, workload image %s\n", f.Node, f.Kubelet, f.Image)
-}, NodeTimeout(10*time.Minute))
+}, NodeTimeout(15*time.Minute))
 
 // others are connections to nodes other than the node under test, made
 // when a spec first needs them.

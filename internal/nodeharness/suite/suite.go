@@ -32,6 +32,8 @@ const (
 	// time it saw a threshold met can be up to this long before the
 	// pressure actually ended.
 	MonitoringInterval = 10 * time.Second
+	// warmUpTimeout bounds the first node's warm-up pod (WarmUp).
+	warmUpTimeout = 8 * time.Minute
 )
 
 // Suite is one e2e suite: its configuration, filled from flags, and what
@@ -85,8 +87,8 @@ func (s *Suite) Run(t *testing.T, description string) {
 
 // Connect makes the suite's connections, once, from BeforeSuite: it
 // removes the diagnostics of an earlier run, connects to each node, and
-// on the first one removes what an interrupted run left and makes sure
-// the test priority classes exist.
+// on the first one removes what an interrupted run left, makes sure the
+// test priority classes exist, and runs a warm-up pod.
 func (s *Suite) Connect(ctx context.Context, nodes ...string) []*nodeharness.Framework {
 	Expect(nodes).NotTo(BeEmpty(), "no node to connect to")
 	Expect(os.RemoveAll(s.Config.LogDir)).To(Succeed())
@@ -100,6 +102,9 @@ func (s *Suite) Connect(ctx context.Context, nodes ...string) []*nodeharness.Fra
 		GinkgoWriter.Printf("removed what an interrupted run left: %v\n", removed)
 	}
 	Expect(out[0].EnsurePriorityClasses(ctx)).To(Succeed())
+	took, err := out[0].WarmUp(ctx, warmUpTimeout)
+	Expect(err).NotTo(HaveOccurred())
+	GinkgoWriter.Printf("node %s ran its warm-up pod in %s\n", out[0].Node, took.Round(time.Second))
 	return out
 }
 
