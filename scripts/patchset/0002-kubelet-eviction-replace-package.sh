@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0001: replace upstream's pkg/kubelet/eviction (all files but the
+# Patch 0002: replace upstream's pkg/kubelet/eviction (all files but the
 # api/ sub-package) with evictkit's package at upstream parity (no alpha
 # feature's code), tests and fuzz corpora included. Runs inside the
 # kubernetes tree; EVICTKIT is the evictkit checkout.

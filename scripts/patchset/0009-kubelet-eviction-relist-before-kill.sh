@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0008: with EvictionFastPath on, the kubelet requests an on-demand
+# Patch 0009: with EvictionFastPath on, the kubelet requests an on-demand
 # PLEG relist of a pod before the eviction manager's kill, so that the
 # pod worker does not wait for the next periodic relist. Runs inside the
 # kubernetes tree; EVICTKIT is the evictkit checkout.

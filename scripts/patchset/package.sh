@@ -10,7 +10,7 @@
 #   //evictkit:end FEATURE      ... up to here (blocks do not nest)
 #
 # A feature not named is left out: its files are not copied and its
-# blocks are cut. So patch 0001 is the package at upstream parity and
+# blocks are cut. So patch 0002 is the package at upstream parity and
 # each later patch adds one feature's code to it.
 : "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
 source "${EVICTKIT}/scripts/lib/versions.sh"

@@ -1,0 +1,74 @@
+package eviction
+
+// The decision core's behaviour as data: every file in testdata/scenarios
+// is a datadriven script of commands, each with its input in a compact text
+// form and, after "----", what the core made of it. Rewrite the expected
+// outputs with `go test -run TestScenarios -rewrite` and read the diff.
+//
+//	rank signal=S [layout=L]      rank the pods and stats below for S
+//	decide [at=D]                 a first decision pass, at t0+D
+//	pass [at=D]                   the next pass, at t0+D, after the state
+//	                              the previous decide or pass left
+//
+// Input lines (scenario_input_test.go): threshold, observe, pod, stats,
+// layout, transition, max-grace, local-storage, gate.
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/cockroachdb/datadriven"
+)
+
+func TestScenarios(t *testing.T) {
+	datadriven.Walk(t, filepath.Join("testdata", "scenarios"), func(t *testing.T, path string) {
+		var prev *decisionState
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			switch d.Cmd {
+			case "rank":
+				in, err := parseScenario(d.Input)
+				if err != nil {
+					t.Fatalf("%s: %v", d.Pos, err)
+				}
+				var signal, layout string
+				d.ScanArgs(t, "signal", &signal)
+				if d.HasArg("layout") {
+					d.ScanArgs(t, "layout", &layout)
+				}
+				fs, err := parseLayout(layout)
+				if err != nil {
+					t.Fatalf("%s: %v", d.Pos, err)
+				}
+				class := signalRankClass(parseSignal(signal))
+				return renderRanking(rankPods(in.pods, in.stats, parseSignal(signal), fs), class)
+			case "decide", "pass":
+				in, err := parseScenario(d.Input)
+				if err != nil {
+					t.Fatalf("%s: %v", d.Pos, err)
+				}
+				if d.HasArg("at") {
+					var at string
+					d.ScanArgs(t, "at", &at)
+					offset, err := time.ParseDuration(at)
+					if err != nil {
+						t.Fatalf("%s: at=%s: %v", d.Pos, at, err)
+					}
+					in.now = t0.Add(offset)
+				}
+				if d.Cmd == "decide" {
+					prev = nil
+				} else if prev == nil {
+					t.Fatalf("%s: pass without a decide before it", d.Pos)
+				}
+				di := in.decideInput(prev)
+				dec := decide(di)
+				prev = &dec.next
+				return renderDecision(di, &dec)
+			default:
+				t.Fatalf("%s: unknown command %q (want rank, decide or pass)", d.Pos, d.Cmd)
+				return ""
+			}
+		})
+	})
+}
