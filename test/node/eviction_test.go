@@ -27,9 +27,12 @@ import (
 const (
 	evictionTimeout = 10 * time.Minute // until every expected eviction happened
 	stayClearFor    = 30 * time.Second // how long a cleared condition must stay clear
-	admitTimeout    = 2 * time.Minute  // until a new pod runs
 	eventTimeout    = time.Minute      // until an eviction's event is listed
 )
+
+// admitTimeout bounds the wait until a new pod runs or is turned away; set
+// from the node's measured pod start once connected.
+var admitTimeout time.Duration
 
 // Annotation keys of the kubelet's Evicted events (the eviction package's
 // StarvedResourceKey, OffendingContainersKey, OffendingContainersUsageKey).

@@ -36,6 +36,7 @@ var f *nodeharness.Framework
 
 var _ = BeforeSuite(func(ctx SpecContext) {
 	f = nodeSuite.Connect(ctx, node)[0]
+	admitTimeout = nodeSuite.PodStartBound()
 	GinkgoWriter.Printf("node %s, kubelet %s, workload image %s\n", f.Node, f.Kubelet, f.Image)
 }, NodeTimeout(15*time.Minute))
 

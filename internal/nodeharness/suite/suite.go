@@ -47,6 +47,8 @@ type Suite struct {
 
 	namespace string
 	started   time.Time
+	// warmUp is how long the first node's warm-up pod took to start.
+	warmUp time.Duration
 }
 
 // New registers the flags every suite takes on the default flag set
@@ -104,8 +106,18 @@ func (s *Suite) Connect(ctx context.Context, nodes ...string) []*nodeharness.Fra
 	Expect(out[0].EnsurePriorityClasses(ctx)).To(Succeed())
 	took, err := out[0].WarmUp(ctx, warmUpTimeout)
 	Expect(err).NotTo(HaveOccurred())
-	GinkgoWriter.Printf("node %s ran its warm-up pod in %s\n", out[0].Node, took.Round(time.Second))
+	s.warmUp = took
+	GinkgoWriter.Printf("node %s ran its warm-up pod in %s; pods get %s to start\n", out[0].Node, took.Round(time.Second), s.PodStartBound())
 	return out
+}
+
+// PodStartBound bounds a spec's wait for a new pod to start (or to be
+// turned away): 2 min, or four times the warm-up pod's start on a node
+// slower than that allows for (the cgroup v2 VM under TCG takes 50-100 s
+// to start a pod). It bounds set-up waits only, never what a spec
+// asserts about evictions.
+func (s *Suite) PodStartBound() time.Duration {
+	return max(2*time.Minute, 4*s.warmUp)
 }
 
 // ConnectTo connects to one node of the suite's cluster.
