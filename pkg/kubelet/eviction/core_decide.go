@@ -47,14 +47,8 @@ type featureGates struct {
 	podLevelResources bool
 	// memoryBackedVolumes: InPlacePodVerticalScalingMemoryBackedVolumes.
 	memoryBackedVolumes bool
-	//evictkit:begin EvictionReclaimSized
-	// reclaimSized: EvictionReclaimSized (reclaim_sized.go).
-	reclaimSized bool
-	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionExplain
-	// explain: EvictionExplain (explain.go).
-	explain bool
-	//evictkit:end EvictionExplain
+	// alpha are the package's alpha gates that are on (feature_gates.go).
+	alpha alphaGates
 }
 
 // decision is the outcome of one pass.
@@ -179,7 +173,7 @@ func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
 	}
 	target.victims = chooseVictims(in, target, evictable)
 	//evictkit:begin EvictionExplain
-	if in.gates.explain {
+	if in.gates.alpha[evictionExplain] {
 		explainVictims(target, in.obs)
 	}
 	//evictkit:end EvictionExplain
@@ -190,7 +184,7 @@ func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
 // (indices into target.ranked, in rank order, at least one).
 func chooseVictims(in *decideInput, target *reclaimTarget, evictable []int) []victim {
 	//evictkit:begin EvictionReclaimSized
-	if in.gates.reclaimSized && ruleOf(target.threshold.Signal).sized {
+	if in.gates.alpha[evictionReclaimSized] && ruleOf(target.threshold.Signal).sized {
 		// An actionable threshold always has an observation.
 		ob, _ := in.obs.get(target.threshold.Signal)
 		return sizeTarget(in, target, evictable, ob)

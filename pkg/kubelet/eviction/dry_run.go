@@ -3,12 +3,12 @@
 package eviction
 
 import (
-	"k8s.io/component-base/featuregate"
 	"slices"
 	"sync"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/component-base/metrics"
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
@@ -18,7 +18,20 @@ import (
 // report no node condition.
 const evictionDryRun featuregate.Feature = "EvictionDryRun"
 
-var _ = addAlphaGate(alphaGate{gate: evictionDryRun})
+var _ = addAlphaFeature(alphaFeature{
+	gate: evictionDryRun,
+	init: func(*managerImpl) { registerDryRun() },
+	// The ledger forgets pods that are gone and signals no longer met.
+	decided: func(m *managerImpl, _ klog.Logger, pods []*v1.Pod, _ podStatsIndex, d *decision) bool {
+		m.dryRunLedger.retain(activeUIDs(pods), standingSignals(d))
+		return false
+	},
+	// Conditions are logged, never reported.
+	publish: func(m *managerImpl, logger klog.Logger, conditions []v1.NodeConditionType) []v1.NodeConditionType {
+		m.dryRunConditions(logger, conditions)
+		return nil
+	},
+})
 
 // Dry run (EvictionDryRun, alpha): the manager observes, decides and
 // reports, and kills nothing. A pod it would evict gets a WouldEvict event

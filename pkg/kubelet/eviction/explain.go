@@ -4,10 +4,10 @@ package eviction
 
 import (
 	"fmt"
-	"k8s.io/component-base/featuregate"
 	"strings"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 )
 
@@ -15,7 +15,7 @@ import (
 // and log the ranked pods with the decision.
 const evictionExplain featuregate.Feature = "EvictionExplain"
 
-var _ = addAlphaGate(alphaGate{gate: evictionExplain})
+var _ = addAlphaFeature(alphaFeature{gate: evictionExplain, evicting: logDecision})
 
 // Explained decisions (feature gate EvictionExplain, alpha).
 //

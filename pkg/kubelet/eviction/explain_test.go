@@ -5,6 +5,7 @@ package eviction
 import (
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,7 +93,8 @@ func TestExplainVictims(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			in := memoryInput(tc.avail, pods, stats...)
-			in.gates.explain, in.gates.reclaimSized = true, tc.sized
+			in.gates.set(evictionExplain, true)
+			in.gates.set(evictionReclaimSized, tc.sized)
 			d := decide(in)
 			if d.target == nil || d.target.decision == nil {
 				t.Fatalf("no explained target: %+v", d.target)
@@ -134,8 +136,12 @@ func TestExplainedEventMessage(t *testing.T) {
 	pods, st := mgrMemoryPods()
 	h := mgrNewHarness(t, mgrMemoryConfig(), false, mgrMemoryPressureNode().summary(mgrEpoch, st...))
 	h.pods = pods
-	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"besteffort"}) {
+	evicted, logged := h.syncLogging()
+	if got := podNames(evicted); !reflect.DeepEqual(got, []string{"besteffort"}) {
 		t.Fatalf("evicted %v, want [besteffort]", got)
+	}
+	if !slices.Contains(logged, "Eviction manager: decision") {
+		t.Errorf("the pass did not log its decision: %q", logged)
 	}
 	k := h.killer.get()[0]
 	events := h.recorder.byReason(Reason)
@@ -185,7 +191,8 @@ func TestLogDecision(t *testing.T) {
 	// 2.5Gi below the 1Gi threshold: a shortfall of 3.5Gi, which greedy
 	// (3Gi) and modest (600Mi) cover together.
 	in := memoryInput(-(5 << 29), pods, stats...)
-	in.gates.explain, in.gates.reclaimSized = true, true
+	in.gates.set(evictionExplain, true)
+	in.gates.set(evictionReclaimSized, true)
 	d := decide(in)
 	if d.target == nil || len(d.target.victims) != 2 {
 		t.Fatalf("want a target with two victims (greedy, modest): %+v", d.target)
@@ -234,7 +241,7 @@ func TestLogDecision(t *testing.T) {
 func TestReplanExplainsWhatIsObservedNow(t *testing.T) {
 	pods := []*v1.Pod{pod("a"), pod("b")}
 	in := memoryInput(512*mi, pods, podStats("a", withWorkingSet("300Mi")), podStats("b", withWorkingSet("200Mi")))
-	in.gates.explain = true
+	in.gates.set(evictionExplain, true)
 	d := decide(in)
 	before := d.target.victims[0].explanation
 	next, _ := replan(d.target, in.thresholds, observations(ob{signal: sigMem, available: 900 * mi, capacity: 8 << 30, at: t0}))

@@ -12,6 +12,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/klog/v2"
+	"k8s.io/klog/v2/ktesting"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	testingclock "k8s.io/utils/clock/testing"
 
@@ -363,6 +365,22 @@ func (h *mgrHarness) sync() []*v1.Pod {
 		h.t.Fatalf("synchronize: unexpected error: %v", err)
 	}
 	return evicted
+}
+
+// syncLogging runs a pass like sync and also returns the messages it
+// logged, in order.
+func (h *mgrHarness) syncLogging() ([]*v1.Pod, []string) {
+	h.t.Helper()
+	logger := ktesting.NewLogger(h.t, ktesting.NewConfig(ktesting.BufferLogs(true)))
+	evicted, err := h.m.synchronize(klog.NewContext(context.Background(), logger), h.disk, h.activePods)
+	if err != nil {
+		h.t.Fatalf("synchronize: unexpected error: %v", err)
+	}
+	var messages []string
+	for _, e := range logger.GetSink().(ktesting.Underlier).GetBuffer().Data() {
+		messages = append(messages, e.Message)
+	}
+	return evicted, messages
 }
 
 // advance moves the fake clock and stamps every stats time in the current

@@ -4,11 +4,11 @@ package eviction
 
 import (
 	"context"
-	"k8s.io/component-base/featuregate"
 	"os"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
 )
 
@@ -17,7 +17,23 @@ import (
 // threshold is met.
 const evictionFastPath featuregate.Feature = "EvictionFastPath"
 
-var _ = addAlphaGate(alphaGate{gate: evictionFastPath})
+var _ = addAlphaFeature(alphaFeature{
+	gate: evictionFastPath,
+	// The core learns which of the pods it evicted for memory are gone.
+	input: func(m *managerImpl, in *decideInput) { in.cleanedUp = m.cleanupReport() },
+	// A pass keeps its stats for the watcher, and does not act for memory
+	// while pods evicted for it are still terminating.
+	decided: func(m *managerImpl, logger klog.Logger, _ []*v1.Pod, stats podStatsIndex, d *decision) bool {
+		if m.fast.memcg != nil {
+			m.fast.lastStats = stats
+		}
+		if len(d.heldFor) == 0 {
+			return false
+		}
+		logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", v1.ResourceMemory, "pods", klog.KObjSlice(d.heldFor))
+		return true
+	},
+})
 
 // The fast path (EvictionFastPath, alpha): a watcher reads the node's
 // memory cgroup every fastPathInterval and, once a hard memory threshold

@@ -158,6 +158,18 @@ func TestFastPassDecidesOnFreshFigures(t *testing.T) {
 	if n := len(h.killer.get()); n != 1 {
 		t.Errorf("%d kills in all, want 1", n)
 	}
+
+	// Fresh stats that still show the pressure: the hog's cleanup has
+	// reached the decision, so the monitoring pass evicts the idle pod.
+	h.clock.Step(time.Second)
+	h.summary.set(func() *statsapi.Summary {
+		n := fakeHealthyNode()
+		n.memAvail, n.memWS = 600*mi, 7*gi+424*mi
+		return n.summary(h.clock.Now(), st[1])
+	}())
+	if got := podNames(h.sync()); !reflect.DeepEqual(got, []string{"idle"}) {
+		t.Errorf("monitoring pass on fresh stats after the hog's cleanup evicted %v, want [idle]", got)
+	}
 }
 
 // Right after the kubelet starts, the Summary API may not answer yet (the

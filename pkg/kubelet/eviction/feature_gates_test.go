@@ -3,6 +3,7 @@
 package eviction
 
 import (
+	"maps"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/version"
@@ -63,4 +64,15 @@ func TestGateEnabled(t *testing.T) {
 			t.Errorf("%s set off reads as on", gate)
 		}
 	}
+}
+
+// set turns an alpha gate of a decision's input on or off. It copies the
+// set first: inputs copied from one another share it.
+func (g *featureGates) set(gate featuregate.Feature, on bool) {
+	alpha := maps.Clone(g.alpha)
+	if alpha == nil {
+		alpha = alphaGates{}
+	}
+	alpha[gate] = on
+	g.alpha = alpha
 }

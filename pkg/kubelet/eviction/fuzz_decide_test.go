@@ -383,10 +383,10 @@ func fzDecodeScenario(data []byte) *fzScenario {
 	alpha := r.byte()
 	s.alpha = fzGates{reclaimSized: alpha&1 != 0, explain: alpha&2 != 0}
 	//evictkit:begin EvictionReclaimSized
-	s.gates.reclaimSized = s.alpha.reclaimSized
+	s.gates.set(evictionReclaimSized, s.alpha.reclaimSized)
 	//evictkit:end EvictionReclaimSized
 	//evictkit:begin EvictionExplain
-	s.gates.explain = s.alpha.explain
+	s.gates.set(evictionExplain, s.alpha.explain)
 	//evictkit:end EvictionExplain
 	for i := r.intn(7); i > 0; i-- {
 		s.thresholds = append(s.thresholds, r.threshold())
@@ -545,7 +545,7 @@ func FuzzDecide(f *testing.F) {
 func (g featureGates) reclaimSizedOn() bool {
 	on := false
 	//evictkit:begin EvictionReclaimSized
-	on = g.reclaimSized
+	on = g.alpha[evictionReclaimSized]
 	//evictkit:end EvictionReclaimSized
 	return on
 }
@@ -553,7 +553,7 @@ func (g featureGates) reclaimSizedOn() bool {
 func (g featureGates) explainOn() bool {
 	on := false
 	//evictkit:begin EvictionExplain
-	on = g.explain
+	on = g.alpha[evictionExplain]
 	//evictkit:end EvictionExplain
 	return on
 }
@@ -655,7 +655,7 @@ func fzCheckDecision(t *testing.T, pass int, in *decideInput, d decision, ref re
 			fail("victim message %q", v.message)
 		}
 		//evictkit:begin EvictionExplain
-		if in.gates.explain {
+		if in.gates.alpha[evictionExplain] {
 			e := v.explanation
 			if e == nil {
 				fail("victim %s has no explanation with EvictionExplain on", v.pod.UID)

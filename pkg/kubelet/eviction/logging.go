@@ -36,23 +36,3 @@ func logRanking(logger klog.Logger, target *reclaimTarget) {
 	}
 	logger.Info("Eviction manager: pods ranked for eviction", "signal", target.threshold.Signal, "total", len(target.ranked), "ranked", ranked)
 }
-
-//evictkit:begin EvictionReclaimSized
-
-// logSizing logs how a reclaim-sized selection (EvictionReclaimSized) was
-// made: the shortfall, what the victims are expected to free, and who they
-// are. It logs nothing for upstream's one-victim selection.
-func logSizing(logger klog.Logger, target *reclaimTarget) {
-	s := target.sizing
-	if s == nil {
-		return
-	}
-	victims := make([]string, 0, len(target.victims))
-	for i := range target.victims {
-		victims = append(victims, klog.KObj(target.victims[i].pod).String())
-	}
-	logger.Info("Eviction manager: victims sized to the shortfall", "signal", target.threshold.Signal,
-		"shortfall", s.shortfall, "expectedRelief", s.expected, "covered", s.covered, "victims", victims)
-}
-
-//evictkit:end EvictionReclaimSized

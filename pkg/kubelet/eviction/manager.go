@@ -25,10 +25,10 @@ type managerImpl struct {
 	// limits (emptyDir sizeLimit, ephemeral-storage) are enforced.
 	config                        Config
 	localStorageCapacityIsolation bool
-	//evictkit:begin EvictionReclaimSized
-	// alpha are the package's alpha feature gates (feature_gates.go).
-	alpha alphaGates
-	//evictkit:end EvictionReclaimSized
+	// alpha are the alpha gates that are on, and alphaFeatures the rows of
+	// their features (feature_gates.go).
+	alpha         alphaGates
+	alphaFeatures alphaFeatures
 	//evictkit:begin EvictionDryRun
 	// dryRunLedger remembers what the dry run has reported (dry_run.go).
 	dryRunLedger dryRunLedger
@@ -83,22 +83,13 @@ var _ lifecycle.PodAdmitHandler = &managerImpl{}
 func NewManager(summaryProvider stats.SummaryProvider, config Config, killPodFunc KillPodFunc, imageGC ImageGC, containerGC ContainerGC, recorder record.EventRecorder, nodeRef *v1.ObjectReference, clock clock.WithTicker, localStorageCapacityIsolation bool) (Manager, lifecycle.PodAdmitHandler) {
 	m := &managerImpl{config: config, state: newDecisionState(len(config.Thresholds))}
 	m.localStorageCapacityIsolation = localStorageCapacityIsolation
-	//evictkit:begin EvictionReclaimSized
-	m.alpha = readAlphaGates(config.Thresholds)
-	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionDryRun
-	if m.alpha[evictionDryRun] {
-		registerDryRun()
-	}
-	//evictkit:end EvictionDryRun
-	//evictkit:begin EvictionPSI
-	m.readPressure = readProcPressureMemory
-	//evictkit:end EvictionPSI
+	m.alpha, m.alphaFeatures = readAlphaFeatures(config.Thresholds)
 	// Inputs.
 	m.summaryProvider, m.clock = summaryProvider, clock
 	// Actions on the node and the API.
 	m.killPodFunc, m.imageGC, m.containerGC = killPodFunc, imageGC, containerGC
 	m.recorder, m.nodeRef = recorder, nodeRef
+	m.alphaFeatures.init(m)
 	return m, m
 }
 

@@ -8,4 +8,4 @@ import "k8s.io/component-base/featuregate"
 // trigger and memory.events (notifier_pressure_linux.go).
 const evictionCgroupV2Notifier featuregate.Feature = "EvictionCgroupV2Notifier"
 
-var _ = addAlphaGate(alphaGate{gate: evictionCgroupV2Notifier})
+var _ = addAlphaFeature(alphaFeature{gate: evictionCgroupV2Notifier})

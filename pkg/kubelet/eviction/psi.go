@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"k8s.io/component-base/featuregate"
 	"math"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/component-base/featuregate"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
@@ -23,7 +23,12 @@ import (
 // for a manager only with a PSI threshold configured.
 const evictionPSI featuregate.Feature = "EvictionPSI"
 
-var _ = addAlphaGate(alphaGate{gate: evictionPSI, requires: hasPSIThreshold})
+var _ = addAlphaFeature(alphaFeature{
+	gate:     evictionPSI,
+	requires: hasPSIThreshold,
+	init:     func(m *managerImpl) { m.readPressure = readProcPressureMemory },
+	observe:  (*managerImpl).observePSI,
+})
 
 // Memory pressure stall information as eviction signals (EvictionPSI,
 // alpha): memory.psi.some.avg10 and memory.psi.full.avg10, the share in

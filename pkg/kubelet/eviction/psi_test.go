@@ -162,7 +162,7 @@ func TestDecidePSI(t *testing.T) {
 	})
 	t.Run("above: MemoryPressure, memory ranking, one victim even when sized", func(t *testing.T) {
 		in := psiInput(35.5, pods, stats...)
-		in.gates.reclaimSized = true
+		in.gates.set(evictionReclaimSized, true)
 		d := decide(in)
 		if !reflect.DeepEqual(d.conditions, memPressure) {
 			t.Errorf("conditions %v, want MemoryPressure", d.conditions)
@@ -184,7 +184,7 @@ func TestDecidePSI(t *testing.T) {
 	})
 	t.Run("explained", func(t *testing.T) {
 		in := psiInput(35.5, pods, stats...)
-		in.gates.explain = true
+		in.gates.set(evictionExplain, true)
 		d := decide(in)
 		if c := d.target.victims[0].explanation.clause(d.target.decision); !strings.HasPrefix(c, "Decision: signal=memory.psi.full.avg10 observed=35.5% threshold=20% rank=1/3 rule=usage") {
 			t.Errorf("clause %q", c)
@@ -388,7 +388,7 @@ func TestPSIEvictsOnePodPerPassWhenSized(t *testing.T) {
 	in.thresholds = []evictionapi.Threshold{{Signal: signalMemoryPSIFull, Operator: opGreaterThan, Value: v}}
 	in.obs = observations()
 	in.obs.set(signalMemoryPSIFull, psiObservation(60, t0))
-	in.gates.reclaimSized = true
+	in.gates.set(evictionReclaimSized, true)
 	d := decide(in)
 	if d.target == nil {
 		t.Fatal("a 60% stall over a 20% threshold gave no target")

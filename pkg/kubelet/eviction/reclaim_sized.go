@@ -6,9 +6,17 @@ import (
 	"math"
 
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/component-base/featuregate"
+	"k8s.io/klog/v2"
 
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
+
+// evictionReclaimSized: evict, in one pass, as many pods in rank order as
+// the shortfall takes, instead of one per pass.
+const evictionReclaimSized featuregate.Feature = "EvictionReclaimSized"
+
+var _ = addAlphaFeature(alphaFeature{gate: evictionReclaimSized, evicting: logSizing})
 
 // Reclaim-sized eviction (feature gate EvictionReclaimSized, alpha).
 //
@@ -118,4 +126,20 @@ func (target *reclaimTarget) resize(ob signalObservation) {
 	}
 	n, s := sizeVictims(target.threshold, ob, usage, len(usage))
 	target.victims, target.sizing = target.victims[:n], &s
+}
+
+// logSizing logs how a reclaim-sized selection (EvictionReclaimSized) was
+// made: the shortfall, what the victims are expected to free, and who they
+// are. It logs nothing for upstream's one-victim selection.
+func logSizing(logger klog.Logger, target *reclaimTarget) {
+	s := target.sizing
+	if s == nil {
+		return
+	}
+	victims := make([]string, 0, len(target.victims))
+	for i := range target.victims {
+		victims = append(victims, klog.KObj(target.victims[i].pod).String())
+	}
+	logger.Info("Eviction manager: victims sized to the shortfall", "signal", target.threshold.Signal,
+		"shortfall", s.shortfall, "expectedRelief", s.expected, "covered", s.covered, "victims", victims)
 }

@@ -71,7 +71,7 @@ func TestSizeVictims(t *testing.T) {
 // sizedInput is memoryInput with EvictionReclaimSized on.
 func sizedInput(available int64, pods []*v1.Pod, stats ...statsapi.PodStats) *decideInput {
 	in := memoryInput(available, pods, stats...)
-	in.gates.reclaimSized = true
+	in.gates.set(evictionReclaimSized, true)
 	return in
 }
 
@@ -217,7 +217,7 @@ func TestDecideReclaimSizedOtherSignals(t *testing.T) {
 				podStats("fork-a", withProcesses(500)),
 				podStats("fork-b", withProcesses(300)),
 				podStats("fork-c", withProcesses(200))),
-			gates: featureGates{reclaimSized: true},
+			gates: featureGates{alpha: alphaGates{evictionReclaimSized: true}},
 		}
 		d := decide(in)
 		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"fork-a", "fork-b"}) {
@@ -237,7 +237,7 @@ func TestDecideReclaimSizedOtherSignals(t *testing.T) {
 				podStats("writer-a", withContainerStats(cStats("c", cRootfs(300<<20, 10)))),
 				podStats("writer-b", withContainerStats(cStats("c", cRootfs(250<<20, 10)))),
 				podStats("idle", withContainerStats(cStats("c", cRootfs(1<<20, 10))))),
-			gates: featureGates{reclaimSized: true},
+			gates: featureGates{alpha: alphaGates{evictionReclaimSized: true}},
 		}
 		d := decide(in)
 		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"writer-a", "writer-b"}) {

@@ -44,11 +44,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 	m.rearmNotifiers(ctx, summary)
 
 	obs := observeSummary(summary)
-	//evictkit:begin EvictionPSI
-	if m.alpha[evictionPSI] {
-		m.observePSI(logger, obs, summary)
-	}
-	//evictkit:end EvictionPSI
+	m.alphaFeatures.observe(m, logger, obs, summary)
 	logObservations(logger, "observations", obs)
 	stats := indexPodStats(summary)
 	d := decide(m.decideInput(obs, pods, stats, m.clock.Now()))
@@ -57,20 +53,9 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 	if len(d.conditions) > 0 {
 		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
 	}
-	//evictkit:begin EvictionDryRun
-	if m.alpha[evictionDryRun] {
-		m.dryRunLedger.retain(activeUIDs(pods), standingSignals(&d))
-	}
-	//evictkit:end EvictionDryRun
-	//evictkit:begin EvictionFastPath
-	if m.fast.memcg != nil {
-		m.fast.lastStats = stats
-	}
-	if len(d.heldFor) > 0 {
-		logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", v1.ResourceMemory, "pods", klog.KObjSlice(d.heldFor))
+	if m.alphaFeatures.decided(m, logger, pods, stats, &d) {
 		return nil, nil
 	}
-	//evictkit:end EvictionFastPath
 
 	if len(d.storageVictims) > 0 {
 		return m.evictForLocalStorage(logger, d.storageVictims), nil
@@ -85,7 +70,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 // decideInput is the decision core's input for this pass's observations,
 // pods and stats at now, with the manager's configuration and state.
 func (m *managerImpl) decideInput(obs *signalObservations, pods []*v1.Pod, stats podStatsIndex, now time.Time) *decideInput {
-	return &decideInput{
+	in := &decideInput{
 		thresholds:               m.config.Thresholds,
 		prev:                     &m.state,
 		obs:                      obs,
@@ -97,10 +82,9 @@ func (m *managerImpl) decideInput(obs *signalObservations, pods []*v1.Pod, stats
 		maxPodGracePeriodSeconds: m.config.MaxPodGracePeriodSeconds,
 		localStorageIsolation:    m.localStorageCapacityIsolation,
 		gates:                    m.decisionGates(),
-		//evictkit:begin EvictionFastPath
-		cleanedUp: m.cleanupReport(),
-		//evictkit:end EvictionFastPath
 	}
+	m.alphaFeatures.input(m, in)
+	return in
 }
 
 // decisionGates are the feature gates the decision core depends on.
@@ -108,24 +92,14 @@ func (m *managerImpl) decisionGates() featureGates {
 	return featureGates{
 		podLevelResources:   utilfeature.DefaultFeatureGate.Enabled(features.PodLevelResources),
 		memoryBackedVolumes: utilfeature.DefaultFeatureGate.Enabled(features.InPlacePodVerticalScalingMemoryBackedVolumes),
-		//evictkit:begin EvictionReclaimSized
-		reclaimSized: m.alpha[evictionReclaimSized],
-		//evictkit:end EvictionReclaimSized
-		//evictkit:begin EvictionExplain
-		explain: m.alpha[evictionExplain],
-		//evictkit:end EvictionExplain
+		alpha:               m.alpha,
 	}
 }
 
 // setConditions publishes the node conditions to admission and the
 // pressure queries.
 func (m *managerImpl) setConditions(logger klog.Logger, conditions []v1.NodeConditionType) {
-	//evictkit:begin EvictionDryRun
-	if m.alpha[evictionDryRun] {
-		m.dryRunConditions(logger, conditions)
-		conditions = nil
-	}
-	//evictkit:end EvictionDryRun
+	conditions = m.alphaFeatures.publish(m, logger, conditions)
 	m.mu.Lock()
 	m.conditions = conditions
 	m.mu.Unlock()
@@ -215,12 +189,7 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 			metrics.EvictionStatsAge.WithLabelValues(string(t.Signal)).Observe(metrics.SinceInSeconds(ob.time))
 		}
 	}
-	//evictkit:begin EvictionReclaimSized
-	logSizing(logger, target)
-	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionExplain
-	logDecision(logger, target)
-	//evictkit:end EvictionExplain
+	m.alphaFeatures.evicting(logger, target)
 	evicted := m.evictVictims(logger, target)
 	o := outcome{signal: target.threshold.Signal, evicted: evicted, at: m.clock.Now()}
 	//evictkit:begin EvictionFastPath

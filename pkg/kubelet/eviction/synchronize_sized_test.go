@@ -4,6 +4,7 @@ package eviction
 
 import (
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -63,9 +64,12 @@ func TestMgrReclaimSizedEvictsWhatTheShortfallTakes(t *testing.T) {
 			}
 
 			before := mgrEvictionCount(t, string(evictionapi.SignalMemoryAvailable))
-			evicted := h.sync()
+			evicted, logged := h.syncLogging()
 			if got := podNames(evicted); !reflect.DeepEqual(got, want) {
 				t.Fatalf("evicted %v, want %v (in rank order)", got, want)
+			}
+			if got := slices.Contains(logged, "Eviction manager: victims sized to the shortfall"); got != on {
+				t.Errorf("the pass logged the sizing: %v, want %v", got, on)
 			}
 			killed := h.killedNames()
 			sort.Strings(killed)
