@@ -15,6 +15,11 @@ package eviction
 //	max-grace 30           the soft eviction grace cap in seconds (default 30)
 //	local-storage          enforce emptyDir and ephemeral-storage limits
 //	gate pod-level-resources|memory-backed-volumes
+//	conditions MemoryPressure,DiskPressure    the node's conditions (admit)
+//
+// A pod line may also say tolerate=KEY[:EFFECT] (KEY all tolerates every
+// taint; memory-pressure, disk-pressure and pid-pressure are the node's
+// pressure taints).
 //
 // Quantities are Kubernetes quantities; inode and process counts are plain
 // numbers. A pod has stats only when a stats line names it.
@@ -44,6 +49,7 @@ type scenario struct {
 	maxGrace     int64
 	localStorage bool
 	gates        featureGates
+	conditions   []v1.NodeConditionType
 }
 
 // observedLine is an observe line: its time is fixed once the pass's is known.
@@ -99,6 +105,14 @@ func parseScenario(input string) (*scenario, error) {
 			s.localStorage = true
 		case "gate":
 			err = s.setGates(args)
+		case "conditions":
+			if len(args) != 1 {
+				err = fmt.Errorf("want a comma-separated list of conditions")
+				break
+			}
+			for _, c := range strings.Split(args[0], ",") {
+				s.conditions = append(s.conditions, v1.NodeConditionType(c))
+			}
 		default:
 			err = fmt.Errorf("unknown line kind %q", kind)
 		}
@@ -272,6 +286,10 @@ func parsePod(args []string) (*v1.Pod, error) {
 			vol, err := parseVolume(val)
 			opts = append(opts, withVolumes(vol))
 			return err
+		case "tolerate":
+			tol, err := parseToleration(val)
+			opts = append(opts, func(p *v1.Pod) { p.Spec.Tolerations = append(p.Spec.Tolerations, tol) })
+			return err
 		default:
 			return errUnknownOption
 		}
@@ -318,6 +336,31 @@ func parseResourceList(s string) (v1.ResourceList, error) {
 		out[v1.ResourceName(name)] = v
 	}
 	return out, nil
+}
+
+// parseToleration reads KEY[:EFFECT], KEY all tolerating every taint.
+func parseToleration(s string) (v1.Toleration, error) {
+	key, effect, _ := strings.Cut(s, ":")
+	if key == "all" {
+		if effect != "" {
+			return v1.Toleration{}, fmt.Errorf("tolerate=%s: all takes no effect", s)
+		}
+		return v1.Toleration{Operator: v1.TolerationOpExists}, nil
+	}
+	taints := map[string]string{
+		"memory-pressure": v1.TaintNodeMemoryPressure,
+		"disk-pressure":   v1.TaintNodeDiskPressure,
+		"pid-pressure":    v1.TaintNodePIDPressure,
+	}
+	taint, ok := taints[key]
+	if !ok {
+		return v1.Toleration{}, fmt.Errorf("tolerate=%s: unknown taint %q", s, key)
+	}
+	switch e := v1.TaintEffect(effect); e {
+	case "", v1.TaintEffectNoSchedule, v1.TaintEffectPreferNoSchedule, v1.TaintEffectNoExecute:
+		return v1.Toleration{Key: taint, Operator: v1.TolerationOpExists, Effect: e}, nil
+	}
+	return v1.Toleration{}, fmt.Errorf("tolerate=%s: unknown effect %q", s, effect)
 }
 
 // parseVolume reads NAME:KIND[:SIZELIMIT].

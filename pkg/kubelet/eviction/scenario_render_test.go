@@ -9,6 +9,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	v1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
@@ -174,4 +176,19 @@ func formatBytes(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%s%d", sign, n)
+}
+
+// renderAdmission writes one line per pod: admitted, or rejected with
+// the reason and message a rejected pod gets.
+func renderAdmission(conditions []v1.NodeConditionType, pods []*v1.Pod) string {
+	var b strings.Builder
+	for _, p := range pods {
+		r := admitUnderPressure(klog.Background(), conditions, p, false)
+		if r.Admit {
+			fmt.Fprintf(&b, "%s: admitted\n", p.Name)
+			continue
+		}
+		fmt.Fprintf(&b, "%s: rejected, %s: %q\n", p.Name, r.Reason, r.Message)
+	}
+	return b.String()
 }

@@ -9,6 +9,7 @@ package eviction
 //	decide [at=D]                 a first decision pass, at t0+D
 //	pass [at=D]                   the next pass, at t0+D, after the state
 //	                              the previous decide or pass left
+//	admit                         admit each pod below under the conditions
 //
 // Input lines (scenario_input_test.go): threshold, observe, pod, stats,
 // layout, transition, max-grace, local-storage, gate.
@@ -42,6 +43,12 @@ func TestScenarios(t *testing.T) {
 				}
 				class := signalRankClass(parseSignal(signal))
 				return renderRanking(rankPods(in.pods, in.stats, parseSignal(signal), fs), class)
+			case "admit":
+				in, err := parseScenario(d.Input)
+				if err != nil {
+					t.Fatalf("%s: %v", d.Pos, err)
+				}
+				return renderAdmission(in.conditions, in.pods)
 			case "decide", "pass":
 				in, err := parseScenario(d.Input)
 				if err != nil {
@@ -66,7 +73,7 @@ func TestScenarios(t *testing.T) {
 				prev = &dec.next
 				return renderDecision(di, &dec)
 			default:
-				t.Fatalf("%s: unknown command %q (want rank, decide or pass)", d.Pos, d.Cmd)
+				t.Fatalf("%s: unknown command %q (want rank, decide, pass or admit)", d.Pos, d.Cmd)
 				return ""
 			}
 		})
