@@ -6,6 +6,7 @@
 # Code that belongs to a feature carries markers, removed on the way:
 #
 #   //evictkit:file FEATURE     first line: the whole file is FEATURE's
+#                               (# evictkit:file FEATURE in a scenario file)
 #   //evictkit:begin FEATURE    these lines are FEATURE's ...
 #   //evictkit:end FEATURE      ... up to here (blocks do not nest)
 #
@@ -52,6 +53,26 @@ strip_features() {
 	' "$1"
 }
 
+# strip_scenario_feature FILE: prints a scenario file (testdata/scenarios)
+# without its "# evictkit:file FEATURE" first line, or nothing when FEATURE
+# is not enabled.
+strip_scenario_feature() {
+	FEATURES="${enabled_features}" awk '
+		BEGIN {
+			n = split(ENVIRON["FEATURES"], f, " ")
+			for (i = 1; i <= n; i++) on[f[i]] = 1
+		}
+		FNR == 1 && $1 == "#" && $2 == "evictkit:file" {
+			if (!($3 in on)) exit 0
+			dropblank = 1
+			next
+		}
+		dropblank { dropblank = 0; if ($0 == "") next }
+		$2 == "evictkit:file" { printf "%s:%d: # evictkit:file must be the first line\n", FILENAME, FNR > "/dev/stderr"; exit 1 }
+		{ print }
+	' "$1"
+}
+
 copy_package() {
 	local enabled_features="$*"
 	local dest=pkg/kubelet/eviction
@@ -70,6 +91,10 @@ copy_package() {
 		mkdir -p "${dest}/$(dirname "${f}")"
 		if [[ "${f}" == *.go ]]; then
 			out="$(strip_features "${src}/${f}")" || return 1
+			[[ -n "${out}" ]] || continue
+			printf '%s\n' "${out}" >"${dest}/${f}"
+		elif [[ "${f}" == testdata/scenarios/* ]]; then
+			out="$(strip_scenario_feature "${src}/${f}")" || return 1
 			[[ -n "${out}" ]] || continue
 			printf '%s\n' "${out}" >"${dest}/${f}"
 		else

@@ -14,7 +14,7 @@ package eviction
 //	transition 5m          how long a condition outlives its signal (default 5m)
 //	max-grace 30           the soft eviction grace cap in seconds (default 30)
 //	local-storage          enforce emptyDir and ephemeral-storage limits
-//	gate pod-level-resources|memory-backed-volumes
+//	gate pod-level-resources|memory-backed-volumes|reclaim-sized|explain
 //	conditions MemoryPressure,DiskPressure    the node's conditions (admit)
 //
 // A pod line may also say tolerate=KEY[:EFFECT] (KEY all tolerates every
@@ -220,10 +220,25 @@ func (s *scenario) addObservation(args []string) error {
 	if !ok {
 		return fmt.Errorf("%q: want SIGNAL=AVAILABLE/CAPACITY", args[0])
 	}
-	available, capacity, err := parsePair(figures)
+	avail, capa, ok := strings.Cut(figures, "/")
+	if !ok {
+		return fmt.Errorf("%q: want AVAILABLE/CAPACITY", figures)
+	}
+	// Available may be below zero: memory.available is capacity minus the
+	// working set, which can exceed it.
+	q, err := resource.ParseQuantity(avail)
+	if err != nil {
+		return fmt.Errorf("%q: %w", avail, err)
+	}
+	available, exact := q.AsInt64()
+	if !exact {
+		return fmt.Errorf("%q: want a whole number", avail)
+	}
+	c, err := parseBytes(capa)
 	if err != nil {
 		return err
 	}
+	capacity := int64(c)
 	o := observedLine{signal: parseSignal(signal), available: available, capacity: capacity}
 	err = eachOption(args[1:], func(key, val string) error {
 		if key != "age" {
@@ -244,6 +259,14 @@ func (s *scenario) setGates(args []string) error {
 			s.gates.podLevelResources = true
 		case "memory-backed-volumes":
 			s.gates.memoryBackedVolumes = true
+		//evictkit:begin EvictionReclaimSized
+		case "reclaim-sized":
+			s.gates.set(evictionReclaimSized, true)
+		//evictkit:end EvictionReclaimSized
+		//evictkit:begin EvictionExplain
+		case "explain":
+			s.gates.set(evictionExplain, true)
+		//evictkit:end EvictionExplain
 		default:
 			return fmt.Errorf("unknown gate %q", g)
 		}
@@ -508,7 +531,7 @@ func TestScenarioInputErrors(t *testing.T) {
 	for _, tc := range []struct{ input, want string }{
 		{"pod a prio=5", `line 1 "pod a prio=5": prio=5: unknown option`},
 		{"threshold memory.available>1Gi", `want SIGNAL<VALUE`},
-		{"\nobserve memory.available=1Gi", `line 2 "observe memory.available=1Gi": "1Gi": want A/B`},
+		{"\nobserve memory.available=1Gi", `line 2 "observe memory.available=1Gi": "1Gi": want AVAILABLE/CAPACITY`},
 		{"stats a ws=-1", `want a whole, non-negative number of bytes`},
 		{"pod a volume=v:hostpath:1Gi", `only emptydir and memory volumes have a size limit`},
 		{"layout zfs", `unknown layout "zfs"`},

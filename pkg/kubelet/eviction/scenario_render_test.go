@@ -117,6 +117,11 @@ func renderDecision(in *decideInput, d *decision) string {
 			b.WriteString("  " + line + "\n")
 		}
 	}
+	//evictkit:begin EvictionReclaimSized
+	if s := tg.sizing; s != nil {
+		fmt.Fprintf(&b, "sized: shortfall %s, victims use %s, covered %v\n", formatBytes(s.shortfall), formatBytes(s.expected), s.covered)
+	}
+	//evictkit:end EvictionReclaimSized
 	if len(tg.victims) == 0 {
 		b.WriteString("victims: none\n")
 	}
@@ -130,6 +135,11 @@ func renderDecision(in *decideInput, d *decision) string {
 		for _, k := range keys {
 			fmt.Fprintf(&b, "  annotation %s: %q\n", k, v.annotations[k])
 		}
+		//evictkit:begin EvictionExplain
+		if v.explanation != nil {
+			fmt.Fprintf(&b, "  explained: %q\n", v.explanation.clause(tg.decision))
+		}
+		//evictkit:end EvictionExplain
 	}
 	return b.String()
 }
