@@ -3,7 +3,9 @@ package eviction
 // The input lines of a scenario, one node and its pods per command:
 //
 //	threshold memory.available<1Gi [grace=1m] [min-reclaim=500Mi|5%]
-//	observe memory.available=512Mi/8Gi [age=10s]   available/capacity, seen age before the pass
+//	observe memory.available=512Mi/8Gi [age=10s|seen=1s|untimed]
+//	         available/capacity, gathered age before the pass (default 0),
+//	         at t0+seen, or with no time (always fresh)
 //	pod NAME [ns=N] [uid=U] [priority=P] [grace=S] [static] [mirror]
 //	         [request=memory:1Gi,...] [limit=...] [init-request=...] [pod-request=...]
 //	         [volume=NAME:emptydir|memory|hostpath|configmap|secret|gitrepo[:SIZELIMIT]]...
@@ -52,11 +54,25 @@ type scenario struct {
 	conditions   []v1.NodeConditionType
 }
 
-// observedLine is an observe line: its time is fixed once the pass's is known.
+// observedLine is an observe line: its stats were gathered age before the
+// pass, at t0+seen when seen is set, or carry no time when untimed.
 type observedLine struct {
 	signal              evictionapi.Signal
 	available, capacity int64
 	age                 time.Duration
+	seen                *time.Duration
+	untimed             bool
+}
+
+// at is when the line's stats were gathered, for a pass at now.
+func (o observedLine) at(now time.Time) time.Time {
+	switch {
+	case o.untimed:
+		return time.Time{}
+	case o.seen != nil:
+		return t0.Add(*o.seen)
+	}
+	return now.Add(-o.age)
 }
 
 func parseScenario(input string) (*scenario, error) {
@@ -133,7 +149,7 @@ func (s *scenario) decideInput(prev *decisionState) *decideInput {
 	}
 	obs := &signalObservations{}
 	for _, o := range s.observed {
-		obs.set(o.signal, signalObservation{available: o.available, capacity: o.capacity, time: s.now.Add(-o.age)})
+		obs.set(o.signal, signalObservation{available: o.available, capacity: o.capacity, time: o.at(s.now)})
 	}
 	return &decideInput{
 		thresholds:               s.thresholds,
@@ -187,15 +203,18 @@ func (s *scenario) addThreshold(args []string) error {
 		return fmt.Errorf("want SIGNAL<VALUE")
 	}
 	signal, value, ok := strings.Cut(args[0], "<")
-	if !ok {
-		return fmt.Errorf("%q: want SIGNAL<VALUE", args[0])
+	t := evictionapi.Threshold{Signal: parseSignal(signal)}
+	switch {
+	case ok:
+		v, err := parseScenarioValue(value)
+		if err != nil {
+			return err
+		}
+		t.Operator, t.Value = evictionapi.OpLessThan, v
+	case strings.ContainsAny(args[0], "<>="):
+		return fmt.Errorf("%q: want SIGNAL<VALUE (or a bare SIGNAL: no operator)", args[0])
 	}
-	v, err := parseScenarioValue(value)
-	if err != nil {
-		return err
-	}
-	t := evictionapi.Threshold{Signal: parseSignal(signal), Operator: evictionapi.OpLessThan, Value: v}
-	err = eachOption(args[1:], func(key, val string) error {
+	err := eachOption(args[1:], func(key, val string) error {
 		switch key {
 		case "grace":
 			d, err := time.ParseDuration(val)
@@ -241,12 +260,20 @@ func (s *scenario) addObservation(args []string) error {
 	capacity := int64(c)
 	o := observedLine{signal: parseSignal(signal), available: available, capacity: capacity}
 	err = eachOption(args[1:], func(key, val string) error {
-		if key != "age" {
-			return errUnknownOption
+		switch key {
+		case "age":
+			d, err := time.ParseDuration(val)
+			o.age = d
+			return err
+		case "seen":
+			d, err := time.ParseDuration(val)
+			o.seen = &d
+			return err
+		case "untimed":
+			o.untimed = true
+			return nil
 		}
-		d, err := time.ParseDuration(val)
-		o.age = d
-		return err
+		return errUnknownOption
 	})
 	s.observed = append(s.observed, o)
 	return err
@@ -531,6 +558,7 @@ func TestScenarioInputErrors(t *testing.T) {
 	for _, tc := range []struct{ input, want string }{
 		{"pod a prio=5", `line 1 "pod a prio=5": prio=5: unknown option`},
 		{"threshold memory.available>1Gi", `want SIGNAL<VALUE`},
+		{"observe memory.available=1/2 when=1s", `when=1s: unknown option`},
 		{"\nobserve memory.available=1Gi", `line 2 "observe memory.available=1Gi": "1Gi": want AVAILABLE/CAPACITY`},
 		{"stats a ws=-1", `want a whole, non-negative number of bytes`},
 		{"pod a volume=v:hostpath:1Gi", `only emptydir and memory volumes have a size limit`},

@@ -72,21 +72,7 @@ func candidateFigures(c candidate, class rankClass) string {
 // with its ranking and victims, and any local storage victims.
 func renderDecision(in *decideInput, d *decision) string {
 	var b strings.Builder
-	conds := make([]string, 0, len(d.conditions))
-	for _, c := range d.conditions {
-		conds = append(conds, string(c))
-	}
-	fmt.Fprintf(&b, "conditions: %s\n", orNone(strings.Join(conds, ", ")))
-	for i, t := range in.thresholds {
-		state := "not met"
-		if i < len(d.next.firstMet) && !d.next.firstMet[i].IsZero() {
-			state = fmt.Sprintf("met since %s", d.next.firstMet[i].Sub(t0))
-		}
-		if i < len(d.next.acting) && d.next.acting[i] {
-			state += ", acting"
-		}
-		fmt.Fprintf(&b, "threshold %s: %s\n", formatThreshold(t), state)
-	}
+	renderStates(&b, in.thresholds, d.conditions, &d.next)
 	for _, v := range d.storageVictims {
 		fmt.Fprintf(&b, "local storage victim %s (%s)\n  message: %q\n", v.pod.Name, v.limit, v.message)
 	}
@@ -144,6 +130,39 @@ func renderDecision(in *decideInput, d *decision) string {
 	return b.String()
 }
 
+// renderEvaluation writes the conditions, each threshold's state, and the
+// thresholds that may drive eviction this pass, in reclaim order.
+func renderEvaluation(thresholds []evictionapi.Threshold, ev *evaluation) string {
+	var b strings.Builder
+	renderStates(&b, thresholds, ev.conditions, &ev.next)
+	actionable := make([]string, 0, len(ev.actionable))
+	for _, i := range ev.actionable {
+		actionable = append(actionable, formatThreshold(thresholds[i]))
+	}
+	fmt.Fprintf(&b, "actionable: %s\n", orNone(strings.Join(actionable, ", ")))
+	return b.String()
+}
+
+// renderStates writes the node conditions and whether each threshold is
+// met (since when) and acting.
+func renderStates(b *strings.Builder, thresholds []evictionapi.Threshold, conditions []v1.NodeConditionType, next *decisionState) {
+	conds := make([]string, 0, len(conditions))
+	for _, c := range conditions {
+		conds = append(conds, string(c))
+	}
+	fmt.Fprintf(b, "conditions: %s\n", orNone(strings.Join(conds, ", ")))
+	for i, t := range thresholds {
+		state := "not met"
+		if i < len(next.firstMet) && !next.firstMet[i].IsZero() {
+			state = fmt.Sprintf("met since %s", next.firstMet[i].Sub(t0))
+		}
+		if i < len(next.acting) && next.acting[i] {
+			state += ", acting"
+		}
+		fmt.Fprintf(b, "threshold %s: %s\n", formatThreshold(t), state)
+	}
+}
+
 func orNone(s string) string {
 	if s == "" {
 		return "none"
@@ -154,6 +173,9 @@ func orNone(s string) string {
 // formatThreshold writes a threshold the way kubelet flags spell it, with
 // its grace period and minimum reclaim when set.
 func formatThreshold(t evictionapi.Threshold) string {
+	if t.Operator == "" {
+		return string(t.Signal) + " (no operator)"
+	}
 	s := string(t.Signal) + "<" + formatThresholdValue(t.Value)
 	if t.GracePeriod != 0 {
 		s += fmt.Sprintf(" grace %s", t.GracePeriod)

@@ -7,8 +7,10 @@ package eviction
 //
 //	rank signal=S [layout=L]      rank the pods and stats below for S
 //	decide [at=D]                 a first decision pass, at t0+D
-//	pass [at=D]                   the next pass, at t0+D, after the state
-//	                              the previous decide or pass left
+//	evaluate [at=D]               a first pass of the threshold evaluation
+//	                              only (conditions, states, actionable)
+//	pass [at=D]                   the next pass of the same kind, at t0+D,
+//	                              after the state the previous one left
 //	admit                         admit each pod below under the conditions
 //
 // Input lines (scenario_input_test.go): threshold, observe, pod, stats,
@@ -24,14 +26,17 @@ import (
 
 func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, filepath.Join("testdata", "scenarios"), func(t *testing.T, path string) {
+		// A pass continues the previous decide or evaluate: the state it
+		// left and the kind of pass.
 		var prev *decisionState
+		var kind string
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			in, err := parseScenario(d.Input)
+			if err != nil {
+				t.Fatalf("%s: %v", d.Pos, err)
+			}
 			switch d.Cmd {
 			case "rank":
-				in, err := parseScenario(d.Input)
-				if err != nil {
-					t.Fatalf("%s: %v", d.Pos, err)
-				}
 				var signal, layout string
 				d.ScanArgs(t, "signal", &signal)
 				if d.HasArg("layout") {
@@ -44,16 +49,8 @@ func TestScenarios(t *testing.T) {
 				class := signalRankClass(parseSignal(signal))
 				return renderRanking(rankPods(in.pods, in.stats, parseSignal(signal), fs), class)
 			case "admit":
-				in, err := parseScenario(d.Input)
-				if err != nil {
-					t.Fatalf("%s: %v", d.Pos, err)
-				}
 				return renderAdmission(in.conditions, in.pods)
-			case "decide", "pass":
-				in, err := parseScenario(d.Input)
-				if err != nil {
-					t.Fatalf("%s: %v", d.Pos, err)
-				}
+			case "decide", "evaluate", "pass":
 				if d.HasArg("at") {
 					var at string
 					d.ScanArgs(t, "at", &at)
@@ -63,17 +60,22 @@ func TestScenarios(t *testing.T) {
 					}
 					in.now = t0.Add(offset)
 				}
-				if d.Cmd == "decide" {
-					prev = nil
+				if d.Cmd != "pass" {
+					prev, kind = nil, d.Cmd
 				} else if prev == nil {
-					t.Fatalf("%s: pass without a decide before it", d.Pos)
+					t.Fatalf("%s: pass without a decide or evaluate before it", d.Pos)
 				}
 				di := in.decideInput(prev)
+				if kind == "evaluate" {
+					ev := evaluate(di.thresholds, di.prev, di.obs, di.transition, di.now)
+					prev = &ev.next
+					return renderEvaluation(di.thresholds, &ev)
+				}
 				dec := decide(di)
 				prev = &dec.next
 				return renderDecision(di, &dec)
 			default:
-				t.Fatalf("%s: unknown command %q (want rank, decide, pass or admit)", d.Pos, d.Cmd)
+				t.Fatalf("%s: unknown command %q (want rank, decide, evaluate, pass or admit)", d.Pos, d.Cmd)
 				return ""
 			}
 		})
