@@ -120,8 +120,9 @@ func withVolumes(vs ...v1.Volume) podOpt {
 	return func(p *v1.Pod) { p.Spec.Volumes = append(p.Spec.Volumes, vs...) }
 }
 
+// withTolerations adds tolerations to the pod's.
 func withTolerations(ts ...v1.Toleration) podOpt {
-	return func(p *v1.Pod) { p.Spec.Tolerations = ts }
+	return func(p *v1.Pod) { p.Spec.Tolerations = append(p.Spec.Tolerations, ts...) }
 }
 
 // withPodRequests sets pod-level resource requests.

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -80,15 +79,6 @@ func TestExplainedEventMessage(t *testing.T) {
 	if m[1] != "memory.available" || m[4] != "1" || m[7] == "none" {
 		t.Errorf("decision %q: want memory.available, rank 1 and a runner-up", m[0])
 	}
-}
-
-func atoi(t *testing.T, s string) int {
-	t.Helper()
-	n, err := strconv.Atoi(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }
 
 // The decision log line: one clause per victim, and the ranked pods from 1

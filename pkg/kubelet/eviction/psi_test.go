@@ -135,63 +135,6 @@ func TestParsePressureFile(t *testing.T) {
 	}
 }
 
-// psiInput is a node with a hard memory.psi.full.avg10 > 20 threshold (and
-// plenty of memory available) at the given stall share.
-func psiInput(full float64, pods []*v1.Pod, stats ...statsapi.PodStats) *decideInput {
-	in := memoryInput(6<<30, pods, stats...)
-	v, _ := parsePSIThresholdValue("20")
-	in.thresholds = append(in.thresholds, evictionapi.Threshold{Signal: signalMemoryPSIFull, Operator: opGreaterThan, Value: v})
-	prev := newDecisionState(len(in.thresholds))
-	in.prev = &prev
-	in.obs.set(signalMemoryPSIFull, psiObservation(full, t0))
-	return in
-}
-
-func TestDecidePSI(t *testing.T) {
-	pods := []*v1.Pod{pod("within", withMemRequest("2Gi")), pod("greedy", withMemRequest("100Mi")), pod("small", withMemRequest("100Mi"))}
-	stats := []statsapi.PodStats{
-		podStats("within", withWorkingSet("1Gi")),
-		podStats("greedy", withWorkingSet("900Mi"), withContainerStats(cStats("app", cWorkingSet("900Mi")))),
-		podStats("small", withWorkingSet("200Mi")),
-	}
-	t.Run("below the threshold", func(t *testing.T) {
-		d := decide(psiInput(20, pods, stats...))
-		if d.target != nil || len(d.conditions) != 0 {
-			t.Errorf("at 20%% (not above 20%%): target %+v conditions %v", d.target, d.conditions)
-		}
-	})
-	t.Run("above: MemoryPressure, memory ranking, one victim even when sized", func(t *testing.T) {
-		in := psiInput(35.5, pods, stats...)
-		in.gates.set(evictionReclaimSized, true)
-		d := decide(in)
-		if !reflect.DeepEqual(d.conditions, memPressure) {
-			t.Errorf("conditions %v, want MemoryPressure", d.conditions)
-		}
-		if d.target == nil || d.target.threshold.Signal != signalMemoryPSIFull || d.target.class != rankByMemory {
-			t.Fatalf("target %+v, want memory.psi.full.avg10 ranked by memory", d.target)
-		}
-		if got := rankedNames(d.target.ranked); !reflect.DeepEqual(got, []string{"greedy", "small", "within"}) {
-			t.Errorf("ranked %v, want usage above request first, the most above first", got)
-		}
-		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"greedy"}) {
-			t.Errorf("victims %v, want [greedy] alone", got)
-		}
-		const want = "The node was under memory pressure: memory.psi.full.avg10 was 35.5%, threshold 20%. " +
-			"Container app was using 900Mi, request is 100Mi, has larger consumption of memory. "
-		if v := d.target.victims[0]; v.message != want || v.annotations[StarvedResourceKey] != "memory" {
-			t.Errorf("message %q annotations %v, want %q and starved_resource memory", v.message, v.annotations, want)
-		}
-	})
-	t.Run("explained", func(t *testing.T) {
-		in := psiInput(35.5, pods, stats...)
-		in.gates.set(evictionExplain, true)
-		d := decide(in)
-		if c := d.target.victims[0].explanation.clause(d.target.decision); !strings.HasPrefix(c, "Decision: signal=memory.psi.full.avg10 observed=35.5% threshold=20% rank=1/3 rule=usage") {
-			t.Errorf("clause %q", c)
-		}
-	})
-}
-
 func TestManagerPSI(t *testing.T) {
 	setGateDuringTest(t, evictionPSI, true)
 	cfg := mgrMemoryConfig()

@@ -16,14 +16,6 @@ var (
 	splitOnlyFs = fsLayout{splitContainerFs: true}
 )
 
-func rankedNames(cs []candidate) []string {
-	out := make([]string, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, c.pod.Name)
-	}
-	return out
-}
-
 func TestRankPodsTieBreakIgnoresInputOrder(t *testing.T) {
 	mk := func() []*v1.Pod {
 		return []*v1.Pod{

@@ -3,7 +3,9 @@ package eviction
 // The input lines of a scenario, one node and its pods per command:
 //
 //	threshold memory.available<1Gi [grace=1m] [min-reclaim=500Mi|5%]
+//	threshold memory.psi.full.avg10>20        (EvictionPSI: met above)
 //	observe memory.available=512Mi/8Gi [age=10s|seen=1s|untimed]
+//	observe memory.psi.full.avg10=35.5%       (EvictionPSI: a stall share)
 //	         available/capacity, gathered age before the pass (default 0),
 //	         at t0+seen, or with no time (always fresh)
 //	pod NAME [ns=N] [uid=U] [priority=P] [grace=S] [static] [mirror]
@@ -202,6 +204,15 @@ func (s *scenario) addThreshold(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("want SIGNAL<VALUE")
 	}
+	//evictkit:begin EvictionPSI
+	if signal, value, ok := strings.Cut(args[0], ">"); ok {
+		v, err := parsePSIThresholdValue(value)
+		if err != nil {
+			return err
+		}
+		return s.addThresholdWith(evictionapi.Threshold{Signal: parseSignal(signal), Operator: opGreaterThan, Value: v}, args[1:])
+	}
+	//evictkit:end EvictionPSI
 	signal, value, ok := strings.Cut(args[0], "<")
 	t := evictionapi.Threshold{Signal: parseSignal(signal)}
 	switch {
@@ -214,7 +225,12 @@ func (s *scenario) addThreshold(args []string) error {
 	case strings.ContainsAny(args[0], "<>="):
 		return fmt.Errorf("%q: want SIGNAL<VALUE (or a bare SIGNAL: no operator)", args[0])
 	}
-	err := eachOption(args[1:], func(key, val string) error {
+	return s.addThresholdWith(t, args[1:])
+}
+
+// addThresholdWith adds t with a threshold line's options.
+func (s *scenario) addThresholdWith(t evictionapi.Threshold, options []string) error {
+	err := eachOption(options, func(key, val string) error {
 		switch key {
 		case "grace":
 			d, err := time.ParseDuration(val)
@@ -239,6 +255,16 @@ func (s *scenario) addObservation(args []string) error {
 	if !ok {
 		return fmt.Errorf("%q: want SIGNAL=AVAILABLE/CAPACITY", args[0])
 	}
+	//evictkit:begin EvictionPSI
+	if pct, ok := strings.CutSuffix(figures, "%"); ok {
+		f, err := strconv.ParseFloat(pct, 64)
+		if err != nil {
+			return fmt.Errorf("%q: want a stall share in percent", figures)
+		}
+		ob := psiObservation(f, time.Time{})
+		figures = fmt.Sprintf("%d/%d", ob.available, ob.capacity)
+	}
+	//evictkit:end EvictionPSI
 	avail, capa, ok := strings.Cut(figures, "/")
 	if !ok {
 		return fmt.Errorf("%q: want AVAILABLE/CAPACITY", figures)
@@ -338,7 +364,7 @@ func parsePod(args []string) (*v1.Pod, error) {
 			return err
 		case "tolerate":
 			tol, err := parseToleration(val)
-			opts = append(opts, func(p *v1.Pod) { p.Spec.Tolerations = append(p.Spec.Tolerations, tol) })
+			opts = append(opts, withTolerations(tol))
 			return err
 		default:
 			return errUnknownOption
@@ -557,7 +583,7 @@ func eachOption(args []string, fn func(key, val string) error) error {
 func TestScenarioInputErrors(t *testing.T) {
 	for _, tc := range []struct{ input, want string }{
 		{"pod a prio=5", `line 1 "pod a prio=5": prio=5: unknown option`},
-		{"threshold memory.available>1Gi", `want SIGNAL<VALUE`},
+		{"threshold memory.available=1Gi", `want SIGNAL<VALUE`},
 		{"observe memory.available=1/2 when=1s", `when=1s: unknown option`},
 		{"\nobserve memory.available=1Gi", `line 2 "observe memory.available=1Gi": "1Gi": want AVAILABLE/CAPACITY`},
 		{"stats a ws=-1", `want a whole, non-negative number of bytes`},

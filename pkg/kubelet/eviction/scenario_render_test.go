@@ -176,6 +176,11 @@ func formatThreshold(t evictionapi.Threshold) string {
 	if t.Operator == "" {
 		return string(t.Signal) + " (no operator)"
 	}
+	//evictkit:begin EvictionPSI
+	if t.Operator == opGreaterThan {
+		return string(t.Signal) + ">" + formatPSI(t.Value.Quantity.MilliValue())
+	}
+	//evictkit:end EvictionPSI
 	s := string(t.Signal) + "<" + formatThresholdValue(t.Value)
 	if t.GracePeriod != 0 {
 		s += fmt.Sprintf(" grace %s", t.GracePeriod)
