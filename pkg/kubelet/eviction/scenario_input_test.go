@@ -10,10 +10,12 @@ package eviction
 //	         at t0+seen, or with no time (always fresh)
 //	pod NAME [ns=N] [uid=U] [priority=P] [grace=S] [static] [mirror]
 //	         [request=memory:1Gi,...] [limit=...] [init-request=...] [pod-request=...]
+//	         [containers=A,B] [sidecar=S] [init=I] [request.C=...] [limit.C=...]
+//	         [overhead=ephemeral-storage:256Mi]
 //	         [volume=NAME:emptydir|memory|hostpath|configmap|secret|gitrepo[:SIZELIMIT]]...
-//	stats NAME [ns=N] [uid=U] [ws=3Gi] [procs=12] [eph=1Gi]
+//	stats NAME [ns=N] [uid=U] [ws=3Gi] [procs=12] [eph=1Gi] [container=C]...
 //	         [cws=CONTAINER:3Gi]... [rootfs=CONTAINER:BYTES/INODES]... [logs=...]...
-//	         [volume=NAME:BYTES/INODES]...
+//	         [volume=NAME:BYTES/INODES|none]...
 //	layout single|dedicated|split|split-only
 //	transition 5m          how long a condition outlives its signal (default 5m)
 //	max-grace 30           the soft eviction grace cap in seconds (default 30)
@@ -334,8 +336,51 @@ func parsePod(args []string) (*v1.Pod, error) {
 		return nil, fmt.Errorf("want a pod name")
 	}
 	var opts []podOpt
+	// missing records a container that request.NAME or limit.NAME did not
+	// find when the pod was built.
+	var missing []string
 	err := eachOption(args[1:], func(key, val string) error {
+		if kind, name, ok := strings.Cut(key, "."); ok && (kind == "request" || kind == "limit") {
+			list, err := parseResourceList(val)
+			if err != nil {
+				return err
+			}
+			opts = append(opts, func(p *v1.Pod) {
+				c := podContainer(p, name)
+				if c == nil {
+					missing = append(missing, name)
+					return
+				}
+				target := &c.Resources.Requests
+				if kind == "limit" {
+					target = &c.Resources.Limits
+				}
+				if *target == nil {
+					*target = v1.ResourceList{}
+				}
+				for n, v := range list {
+					(*target)[n] = v
+				}
+			})
+			return nil
+		}
 		switch key {
+		case "containers":
+			var cs []v1.Container
+			for _, n := range strings.Split(val, ",") {
+				cs = append(cs, v1.Container{Name: n})
+			}
+			opts = append(opts, withContainers(cs...))
+		case "sidecar", "init":
+			c := container(val, nil, nil)
+			if key == "sidecar" {
+				c = sidecar(val, nil, nil)
+			}
+			opts = append(opts, func(p *v1.Pod) { p.Spec.InitContainers = append(p.Spec.InitContainers, c) })
+		case "overhead":
+			list, err := parseResourceList(val)
+			opts = append(opts, func(p *v1.Pod) { p.Spec.Overhead = list })
+			return err
 		case "ns":
 			opts = append(opts, inNamespace(val))
 		case "uid":
@@ -371,7 +416,23 @@ func parsePod(args []string) (*v1.Pod, error) {
 		}
 		return nil
 	})
-	return pod(args[0], opts...), err
+	p := pod(args[0], opts...)
+	if err == nil && len(missing) > 0 {
+		err = fmt.Errorf("no container named %s", strings.Join(missing, ", "))
+	}
+	return p, err
+}
+
+// podContainer is the pod's container or init container named name.
+func podContainer(p *v1.Pod, name string) *v1.Container {
+	for _, list := range [][]v1.Container{p.Spec.Containers, p.Spec.InitContainers} {
+		for i := range list {
+			if list[i].Name == name {
+				return &list[i]
+			}
+		}
+	}
+	return nil
 }
 
 // resourcesOpt applies a resource list where key says.
@@ -511,10 +572,16 @@ func parsePodStats(args []string) (statsapi.PodStats, error) {
 			b, err := parseBytes(q)
 			containerNamed(name).Memory = &statsapi.MemoryStats{WorkingSetBytes: u64p(b)}
 			return err
+		case "container":
+			containerNamed(val)
 		case "rootfs", "logs", "volume":
 			name, pair, ok := strings.Cut(val, ":")
 			if !ok {
 				return fmt.Errorf("%s=%s: want NAME:BYTES/INODES", key, val)
+			}
+			if key == "volume" && pair == "none" {
+				s.VolumeStats = append(s.VolumeStats, statsapi.VolumeStats{Name: name})
+				return nil
 			}
 			b, inodes, err := parsePair(pair)
 			if err != nil {
@@ -588,6 +655,7 @@ func TestScenarioInputErrors(t *testing.T) {
 		{"\nobserve memory.available=1Gi", `line 2 "observe memory.available=1Gi": "1Gi": want AVAILABLE/CAPACITY`},
 		{"stats a ws=-1", `want a whole, non-negative number of bytes`},
 		{"pod a volume=v:hostpath:1Gi", `only emptydir and memory volumes have a size limit`},
+		{"pod a limit.side=memory:1Gi", `no container named side`},
 		{"layout zfs", `unknown layout "zfs"`},
 		{"nodes 3", `unknown line kind "nodes"`},
 	} {

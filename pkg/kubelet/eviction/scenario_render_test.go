@@ -229,3 +229,16 @@ func renderAdmission(conditions []v1.NodeConditionType, pods []*v1.Pod) string {
 	}
 	return b.String()
 }
+
+// renderViolations writes one line per pod over a local storage limit: the
+// limit's metric label and the eviction message.
+func renderViolations(vs []storageViolation) string {
+	if len(vs) == 0 {
+		return "none\n"
+	}
+	var b strings.Builder
+	for _, v := range vs {
+		fmt.Fprintf(&b, "%s: %s %q\n", v.pod.Name, v.limit, v.message)
+	}
+	return b.String()
+}

@@ -12,6 +12,7 @@ package eviction
 //	pass [at=D]                   the next pass of the same kind, at t0+D,
 //	                              after the state the previous one left
 //	admit                         admit each pod below under the conditions
+//	limits                        the pods over a local storage limit
 //
 // Input lines (scenario_input_test.go): threshold, observe, pod, stats,
 // layout, transition, max-grace, local-storage, gate.
@@ -50,6 +51,11 @@ func TestScenarios(t *testing.T) {
 				return renderRanking(rankPods(in.pods, in.stats, parseSignal(signal), fs), class)
 			case "admit":
 				return renderAdmission(in.conditions, in.pods)
+			case "limits":
+				return renderViolations(localStorageViolations(in.pods, in.stats, localStorageOptions{
+					dedicatedImageFs:    in.layout.dedicatedImageFs,
+					memoryVolumesExempt: in.gates.memoryBackedVolumes,
+				}))
 			case "decide", "evaluate", "pass":
 				if d.HasArg("at") {
 					var at string
@@ -75,7 +81,7 @@ func TestScenarios(t *testing.T) {
 				prev = &dec.next
 				return renderDecision(di, &dec)
 			default:
-				t.Fatalf("%s: unknown command %q (want rank, decide, evaluate, pass or admit)", d.Pos, d.Cmd)
+				t.Fatalf("%s: unknown command %q (want rank, decide, evaluate, pass, admit or limits)", d.Pos, d.Cmd)
 				return ""
 			}
 		})
