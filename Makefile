@@ -12,7 +12,7 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches upstream-tree kubelet upstream-e2e check-kubelet \
+.PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches stage-tests upstream-tree kubelet upstream-e2e check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
 	test-upstream-node test-upstream-node-down
 
@@ -24,13 +24,14 @@ help: ## List the targets
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
 
-test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches, the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
 	@$(MAKE) test-cgroupv2
 	@$(MAKE) api-diff
 	@$(MAKE) verify-patches
+	@$(MAKE) stage-tests
 	@$(MAKE) kubelet
 	@$(MAKE) check-kubelet
 	@$(MAKE) cluster-smoke
@@ -99,6 +100,9 @@ patches: ## Regenerate the patch series in patches/ from the code
 
 verify-patches: ## Fail unless patches/ is what make patches generates and applies with git am
 	@bash scripts/patches.sh verify
+
+stage-tests: ## The eviction package's tests at every stage of the patch series, cut as the generator cuts it (RUN=<regexp>)
+	@bash scripts/stage-tests.sh
 
 # The build pipeline's steps: scripts/pipeline.sh runs each after what it
 # needs (kubelet, host-deps -> components -> engine -> node-image -> cluster).

@@ -12,4 +12,4 @@ The kubelet's eviction manager watches the node's memory cgroup at a
 sub-second interval and, as soon as a hard memory eviction threshold is
 met, decides on working sets read from the memory cgroups instead of
 waiting for the next housekeeping pass and its cached stats."
-copy_package EvictionReclaimSized EvictionFastPath
+copy_package EvictionFastPath

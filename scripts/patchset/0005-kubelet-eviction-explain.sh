@@ -12,4 +12,4 @@ Each Evicted event the kubelet's eviction manager records ends with why
 this pod: the signal, its observed value and threshold, the pod's rank,
 the ranking rule that put it ahead, and the pod it was chosen over; the
 decision is logged with the first ten ranked pods."
-copy_package EvictionReclaimSized EvictionFastPath EvictionExplain
+copy_package EvictionExplain

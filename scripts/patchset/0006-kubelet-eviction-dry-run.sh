@@ -12,4 +12,4 @@ The kubelet's eviction manager makes and reports every eviction decision
 (a WouldEvict event on the pod, kubelet_evictions_dry_run, a log line)
 but kills no pod and reports no node pressure condition, so new
 thresholds can be tried on a live node."
-copy_package EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun
+copy_package EvictionDryRun

@@ -12,4 +12,4 @@ The kubelet's eviction manager takes memory pressure stall information
 (memory.psi.some.avg10, memory.psi.full.avg10: the share of time tasks
 stalled on memory) as eviction signals, met above their threshold,
 reported as MemoryPressure, with pods ranked as for memory.available."
-copy_package EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI
+copy_package EvictionPSI

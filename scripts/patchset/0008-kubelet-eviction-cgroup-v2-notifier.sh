@@ -12,4 +12,4 @@ On cgroup v2 hosts, with kernelMemcgNotification on, the kubelet's
 eviction manager is woken by a PSI trigger on the memory pressure file
 and by changes of the pods' cgroup memory.events, instead of running a
 disabled memory notifier."
-copy_package EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier
+copy_package EvictionCgroupV2Notifier

@@ -1,34 +1,70 @@
 # Sourced by the patch definitions: copies evictkit's eviction package into
 # the kubernetes tree with the features a patch has reached.
 #
-# copy_package [FEATURE...] replaces pkg/kubelet/eviction (all but the
-# api/ sub-package) with evictkit's package as of the named features.
-# Code that belongs to a feature carries markers, removed on the way:
+# copy_package [FEATURE] replaces pkg/kubelet/eviction (all but the api/
+# sub-package) with evictkit's package as of FEATURE: the features of
+# features_in_order up to and including it (none without FEATURE). Code
+# that belongs to a feature carries markers, removed on the way:
 #
 #   //evictkit:file FEATURE     first line: the whole file is FEATURE's
 #                               (# evictkit:file FEATURE in a scenario file)
 #   //evictkit:begin FEATURE    these lines are FEATURE's ...
 #   //evictkit:end FEATURE      ... up to here (blocks do not nest)
 #
-# A feature not named is left out: its files are not copied and its
+# A feature not reached is left out: its files are not copied and its
 # blocks are cut. So patch 0002 is the package at upstream parity and
-# each later patch adds one feature's code to it.
+# each later patch adds one feature's code to it. A marker that is not
+# exactly one of these (a space after //, an unknown feature, a block
+# left open) is an error, never a comment.
 : "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
 source "${EVICTKIT}/scripts/lib/versions.sh"
 # The minor version feature gates are introduced at: this fork's base.
 K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
 
+# The alpha features, in the order the series adds them: the one list that
+# the patch definitions, the marker checks and the stage tests go by.
+features_in_order=(EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier)
+
+# features_through [FEATURE]: prints the features up to and including
+# FEATURE, space-separated (nothing without FEATURE); fails on a name not
+# in features_in_order.
+features_through() {
+	local want="${1:-}" f out=""
+	[[ -n "${want}" ]] || return 0
+	for f in "${features_in_order[@]}"; do
+		out+="${out:+ }${f}"
+		if [[ "${f}" == "${want}" ]]; then
+			echo "${out}"
+			return 0
+		fi
+	done
+	echo "unknown feature ${want} (known, in order: ${features_in_order[*]})" >&2
+	return 1
+}
+
 # strip_features FILE: prints FILE as of the enabled features (FEATURES,
 # space-separated), or nothing when the whole file belongs to another.
+# Fails, naming the file and line, on any malformed marker.
 strip_features() {
-	FEATURES="${enabled_features}" awk '
+	FEATURES="${enabled_features}" KNOWN="${features_in_order[*]}" awk '
 		BEGIN {
 			n = split(ENVIRON["FEATURES"], f, " ")
 			for (i = 1; i <= n; i++) on[f[i]] = 1
+			n = split(ENVIRON["KNOWN"], f, " ")
+			for (i = 1; i <= n; i++) known[f[i]] = 1
 		}
 		function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 1 }
+		function feature(name, marker) {
+			if (name == "") fail(marker " without a feature")
+			if (!(name in known)) fail(marker " names unknown feature " name " (known: " ENVIRON["KNOWN"] ")")
+			if (NF > 2) fail(marker " " name ": text after the feature")
+			return name
+		}
+		# Anything that looks like a marker must be one, exactly.
+		/^[ \t]*\/\/[ \t]+evictkit:/ { fail("marker with a space after //: " $0) }
+		/\/\/evictkit:/ && $1 !~ /^\/\/evictkit:(file|begin|end)$/ { fail("not a marker (//evictkit:file, begin or end at the start of a line): " $0) }
 		FNR == 1 && $1 == "//evictkit:file" {
-			if (!($2 in on)) { skipfile = 1; exit 0 }
+			if (!(feature($2, "//evictkit:file") in on)) { skipfile = 1; exit 0 }
 			dropblank = 1
 			next
 		}
@@ -36,8 +72,7 @@ strip_features() {
 		$1 == "//evictkit:file" { fail("//evictkit:file must be the first line") }
 		$1 == "//evictkit:begin" {
 			if (block != "") fail("//evictkit:begin " $2 " inside the block of " block)
-			if ($2 == "") fail("//evictkit:begin without a feature")
-			block = $2; cut = !($2 in on)
+			block = feature($2, "//evictkit:begin"); cut = !(block in on)
 			next
 		}
 		$1 == "//evictkit:end" {
@@ -57,26 +92,42 @@ strip_features() {
 # without its "# evictkit:file FEATURE" first line, or nothing when FEATURE
 # is not enabled.
 strip_scenario_feature() {
-	FEATURES="${enabled_features}" awk '
+	FEATURES="${enabled_features}" KNOWN="${features_in_order[*]}" awk '
 		BEGIN {
 			n = split(ENVIRON["FEATURES"], f, " ")
 			for (i = 1; i <= n; i++) on[f[i]] = 1
+			n = split(ENVIRON["KNOWN"], f, " ")
+			for (i = 1; i <= n; i++) known[f[i]] = 1
 		}
+		function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 1 }
 		FNR == 1 && $1 == "#" && $2 == "evictkit:file" {
+			if (!($3 in known)) fail("# evictkit:file names unknown feature " $3 " (known: " ENVIRON["KNOWN"] ")")
 			if (!($3 in on)) exit 0
 			dropblank = 1
 			next
 		}
 		dropblank { dropblank = 0; if ($0 == "") next }
-		$2 == "evictkit:file" { printf "%s:%d: # evictkit:file must be the first line\n", FILENAME, FNR > "/dev/stderr"; exit 1 }
+		/evictkit:/ { fail("# evictkit:file FEATURE must be the first line, and is the only marker of a scenario file") }
 		{ print }
+		END { if (bad) exit 1 }
 	' "$1"
 }
 
 copy_package() {
-	local enabled_features="$*"
+	[[ $# -le 1 ]] || { echo "copy_package: at most one feature, the last one the patch reaches (got: $*)" >&2; return 1; }
+	local enabled_features
+	enabled_features="$(features_through "${1:-}")" || return 1
 	local dest=pkg/kubelet/eviction
 	local src="${EVICTKIT}/pkg/kubelet/eviction"
+
+	# Only what git tracks goes into a patch: a new file is added first.
+	local untracked
+	untracked="$(git -C "${EVICTKIT}" ls-files --others --exclude-standard -- pkg/kubelet/eviction)"
+	if [[ -n "${untracked}" ]]; then
+		echo "copy_package: files in pkg/kubelet/eviction that git does not track (git add them, or remove them):" >&2
+		echo "${untracked}" >&2
+		return 1
+	fi
 
 	# Remove every upstream file of the package itself; api/ stays upstream's.
 	find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec git rm -r -q --cached --ignore-unmatch {} +
@@ -100,7 +151,7 @@ copy_package() {
 		else
 			cp "${src}/${f}" "${dest}/${f}"
 		fi
-	done < <(git -C "${EVICTKIT}" ls-files --cached --others --exclude-standard -- pkg/kubelet/eviction |
+	done < <(git -C "${EVICTKIT}" ls-files --cached -- pkg/kubelet/eviction |
 		sed 's#^pkg/kubelet/eviction/##')
 
 	# Our module path becomes upstream's, should the package ever import a
@@ -230,14 +281,21 @@ add_feature_gate() {
 
 # copy_files PATH...: copies each of evictkit's files at PATH (relative to
 # both trees, outside the eviction package) into the kubernetes tree, with
-# upstream's module path and the license boilerplate.
+# upstream's module path and the license boilerplate; Go files lose their
+# markers as copy_package's do, with every feature reached (copy_files
+# serves the patches after the package's features).
 copy_files() {
-	local f
+	local f out enabled_features="${features_in_order[*]}"
 	for f in "$@"; do
 		[[ -f "${EVICTKIT}/${f}" ]] || { echo "copy_files: ${EVICTKIT}/${f} not found" >&2; return 1; }
 		[[ ! -e "${f}" ]] || { echo "copy_files: ${f} already exists upstream" >&2; return 1; }
-		sed 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g' "${EVICTKIT}/${f}" >"${f}"
-		[[ "${f}" != *.go ]] || add_file_boilerplate "${f}"
+		if [[ "${f}" == *.go ]]; then
+			out="$(strip_features "${EVICTKIT}/${f}")" || return 1
+			printf '%s\n' "${out}" | sed 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g' >"${f}"
+			add_file_boilerplate "${f}"
+		else
+			sed 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g' "${EVICTKIT}/${f}" >"${f}"
+		fi
 		git add -f "${f}"
 	done
 }

@@ -1,0 +1,242 @@
+// Package patchset holds the tests of the patch generator (package.sh):
+// each way a marker can be wrong is an error that names the file and line,
+// never code silently cut from or leaked into a patch.
+package patchset
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// generator runs script in bash with package.sh sourced (EVICTKIT set to
+// evictkit, the working directory dir) and returns its stdout, stderr and
+// whether it succeeded.
+func generator(t *testing.T, evictkit, dir, script string, args ...string) (string, string, bool) {
+	t.Helper()
+	pkg, err := filepath.Abs("package.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; ` + script, pkg}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "EVICTKIT="+evictkit)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if _, exit := err.(*exec.ExitError); err != nil && !exit {
+		t.Fatal(err)
+	}
+	return stdout.String(), stderr.String(), err == nil
+}
+
+// root is the evictkit checkout the tests run in.
+func root(t *testing.T) string {
+	t.Helper()
+	r, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestStripFeatures(t *testing.T) {
+	const base = "package eviction\n\nfunc a() {}\n"
+	cases := []struct {
+		name     string
+		file     string
+		features string // enabled, space-separated
+		want     string // output, when it succeeds
+		wantErr  string // a part of the error, when it fails
+	}{
+		{
+			name:     "blocks of an enabled feature stay, without their markers",
+			file:     base + "//evictkit:begin EvictionPSI\nfunc psi() {}\n//evictkit:end EvictionPSI\n",
+			features: "EvictionReclaimSized EvictionPSI",
+			want:     base + "func psi() {}\n",
+		},
+		{
+			name: "blocks of a feature not reached are cut",
+			file: base + "//evictkit:begin EvictionPSI\nfunc psi() {}\n//evictkit:end EvictionPSI\nfunc b() {}\n",
+			want: base + "func b() {}\n",
+		},
+		{
+			name: "a whole file of a feature not reached is left out",
+			file: "//evictkit:file EvictionDryRun\n\n" + base,
+			want: "",
+		},
+		{
+			name:     "a whole file of an enabled feature loses its marker line and the blank after it",
+			file:     "//evictkit:file EvictionDryRun\n\n" + base,
+			features: "EvictionDryRun",
+			want:     base,
+		},
+		{
+			name:    "a space after // is an error, not a comment",
+			file:    base + "// evictkit:begin EvictionPSI\nfunc psi() {}\n// evictkit:end EvictionPSI\n",
+			wantErr: ":4: marker with a space after //",
+		},
+		{
+			name:    "a misspelled feature is an error",
+			file:    base + "//evictkit:begin EvictionPsi\nfunc psi() {}\n//evictkit:end EvictionPsi\n",
+			wantErr: ":4: //evictkit:begin names unknown feature EvictionPsi",
+		},
+		{
+			name:    "a file marker of an unknown feature is an error",
+			file:    "//evictkit:file EvictionTypo\n\n" + base,
+			wantErr: ":1: //evictkit:file names unknown feature EvictionTypo",
+		},
+		{
+			name:    "a marker without a feature is an error",
+			file:    base + "//evictkit:begin\n//evictkit:end\n",
+			wantErr: ":4: //evictkit:begin without a feature",
+		},
+		{
+			name:    "text after the feature is an error",
+			file:    base + "//evictkit:begin EvictionPSI and more\n//evictkit:end EvictionPSI\n",
+			wantErr: ":4: //evictkit:begin EvictionPSI: text after the feature",
+		},
+		{
+			name:    "a marker after code on its line is an error",
+			file:    base + "var x = 1 //evictkit:begin EvictionPSI\n",
+			wantErr: ":4: not a marker",
+		},
+		{
+			name:    "an unknown marker word is an error",
+			file:    base + "//evictkit:start EvictionPSI\n",
+			wantErr: ":4: not a marker",
+		},
+		{
+			name:    "blocks do not nest",
+			file:    base + "//evictkit:begin EvictionPSI\n//evictkit:begin EvictionDryRun\n",
+			wantErr: ":5: //evictkit:begin EvictionDryRun inside the block of EvictionPSI",
+		},
+		{
+			name:    "an end must close the open block",
+			file:    base + "//evictkit:begin EvictionPSI\n//evictkit:end EvictionDryRun\n",
+			wantErr: ":5: //evictkit:end EvictionDryRun does not close EvictionPSI",
+		},
+		{
+			name:    "a block left open is an error",
+			file:    base + "//evictkit:begin EvictionPSI\nfunc psi() {}\n",
+			wantErr: "block of EvictionPSI not closed",
+		},
+		{
+			name:    "a file marker below the first line is an error",
+			file:    base + "//evictkit:file EvictionPSI\n",
+			wantErr: ":4: //evictkit:file must be the first line",
+		},
+	}
+	dir := t.TempDir()
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.Repeat("f", i+1)+".go")
+			if err := os.WriteFile(file, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, ok := generator(t, root(t), dir, `enabled_features="$1"; strip_features "$2"`, tc.features, file)
+			switch {
+			case tc.wantErr != "" && ok:
+				t.Errorf("succeeded with %q, want an error containing %q", out, tc.wantErr)
+			case tc.wantErr != "" && !strings.Contains(errOut, tc.wantErr):
+				t.Errorf("error %q, want one containing %q", errOut, tc.wantErr)
+			case tc.wantErr == "" && !ok:
+				t.Errorf("failed: %s", errOut)
+			case tc.wantErr == "" && out != tc.want:
+				t.Errorf("output %q, want %q", out, tc.want)
+			}
+		})
+	}
+}
+
+func TestStripScenarioFeature(t *testing.T) {
+	const body = "decide\nthreshold memory.available<1Gi\n----\n"
+	cases := []struct {
+		name, file, features, want, wantErr string
+	}{
+		{name: "an untagged file is kept whole", file: body, want: body},
+		{name: "a file of a feature not reached is left out", file: "# evictkit:file EvictionPSI\n\n" + body, want: ""},
+		{name: "a file of an enabled feature loses its tag", file: "# evictkit:file EvictionPSI\n\n" + body, features: "EvictionPSI", want: body},
+		{name: "an unknown feature is an error", file: "# evictkit:file EvictionPsi\n\n" + body, wantErr: ":1: # evictkit:file names unknown feature EvictionPsi"},
+		{name: "a tag below the first line is an error", file: body + "# evictkit:file EvictionPSI\n", wantErr: ":4: # evictkit:file FEATURE must be the first line"},
+	}
+	dir := t.TempDir()
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			file := filepath.Join(dir, strings.Repeat("s", i+1)+".txt")
+			if err := os.WriteFile(file, []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, errOut, ok := generator(t, root(t), dir, `enabled_features="$1"; strip_scenario_feature "$2"`, tc.features, file)
+			switch {
+			case tc.wantErr != "" && (ok || !strings.Contains(errOut, tc.wantErr)):
+				t.Errorf("ok=%v error %q, want an error containing %q", ok, errOut, tc.wantErr)
+			case tc.wantErr == "" && (!ok || out != tc.want):
+				t.Errorf("ok=%v output %q (error %q), want %q", ok, out, errOut, tc.want)
+			}
+		})
+	}
+}
+
+func TestFeaturesThrough(t *testing.T) {
+	for _, tc := range []struct{ feature, want, wantErr string }{
+		{feature: "", want: ""},
+		{feature: "EvictionReclaimSized", want: "EvictionReclaimSized\n"},
+		{feature: "EvictionExplain", want: "EvictionReclaimSized EvictionFastPath EvictionExplain\n"},
+		{feature: "EvictionExplian", wantErr: "unknown feature EvictionExplian (known, in order: EvictionReclaimSized"},
+	} {
+		out, errOut, ok := generator(t, root(t), t.TempDir(), `features_through "$1"`, tc.feature)
+		switch {
+		case tc.wantErr != "" && (ok || !strings.Contains(errOut, tc.wantErr)):
+			t.Errorf("%q: ok=%v error %q, want one containing %q", tc.feature, ok, errOut, tc.wantErr)
+		case tc.wantErr == "" && (!ok || out != tc.want):
+			t.Errorf("%q: ok=%v output %q, want %q", tc.feature, ok, out, tc.want)
+		}
+	}
+}
+
+// TestCopyPackageRefusesUntrackedFiles: a file git does not track in the
+// package would otherwise go into a patch from one working tree and not
+// from another.
+func TestCopyPackageRefusesUntrackedFiles(t *testing.T) {
+	evictkit := t.TempDir()
+	git := func(dir string, args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	write := func(path, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	versions, err := os.ReadFile(filepath.Join(root(t), "scripts", "lib", "versions.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(evictkit, "scripts", "lib", "versions.sh"), string(versions))
+	write(filepath.Join(evictkit, "pkg", "kubelet", "eviction", "a.go"), "package eviction\n")
+	git(evictkit, "init", "-q")
+	git(evictkit, "add", "-A")
+	git(evictkit, "commit", "-q", "-m", "fixture")
+	write(filepath.Join(evictkit, "pkg", "kubelet", "eviction", "new.go"), "package eviction\n")
+
+	tree := t.TempDir()
+	write(filepath.Join(tree, "pkg", "kubelet", "eviction", "upstream.go"), "package eviction\n")
+	git(tree, "init", "-q")
+	git(tree, "add", "-A")
+	git(tree, "commit", "-q", "-m", "upstream")
+
+	_, errOut, ok := generator(t, evictkit, tree, `copy_package`)
+	if ok || !strings.Contains(errOut, "pkg/kubelet/eviction/new.go") || !strings.Contains(errOut, "git does not track") {
+		t.Errorf("ok=%v error %q, want a refusal naming pkg/kubelet/eviction/new.go", ok, errOut)
+	}
+}
