@@ -91,18 +91,31 @@ func (f *Framework) DeleteNamespace(ctx context.Context, ns string) error {
 // while the kubelet stops its containers afterwards: until then the pod
 // still holds its memory, PIDs and open files. It then records when, so
 // that Observe reads no figures from before.
+//
+// A crictl call that fails (a busy containerd times out its answer, as on
+// the cgroup v2 VM) is asked again until the bound; the last failure is
+// reported if none answered.
 func (f *Framework) waitPodsStopped(ctx context.Context, ns string) error {
 	var running string
+	var lastErr error
+	answered := false
 	err := wait.PollUntilContextTimeout(ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		out, err := f.Exec(ctx, "crictl", "pods", "--quiet", "--state", "ready", "--label", "io.kubernetes.pod.namespace="+ns)
 		if err != nil {
-			return false, err
+			lastErr = err
+			return false, nil
 		}
+		answered, lastErr = true, nil
 		running = strings.TrimSpace(out)
 		return running == "", nil
 	})
-	if err != nil {
-		return fmt.Errorf("node %s: pod sandboxes of namespace %s still ready 2m after its deletion: %q: %w", f.Node, ns, running, err)
+	switch {
+	case err != nil && lastErr != nil:
+		return fmt.Errorf("node %s: asking for the pod sandboxes of namespace %s failed until 2m after its deletion: %w", f.Node, ns, lastErr)
+	case err != nil && answered:
+		return fmt.Errorf("node %s: pod sandboxes of namespace %s still ready 2m after its deletion: %q", f.Node, ns, running)
+	case err != nil:
+		return fmt.Errorf("node %s: waiting for the pod sandboxes of namespace %s: %w", f.Node, ns, err)
 	}
 	f.podsStoppedAt = time.Now()
 	return nil
