@@ -20,19 +20,10 @@ trap cleanup EXIT
 
 # stage DIR FEATURE: the package as of FEATURE (none when empty) in DIR.
 stage() {
-	local dir="$1" f out enabled_features
+	local enabled_features
 	enabled_features="$(features_through "$2")"
-	rm -rf "${dir}" && mkdir -p "${dir}"
-	while IFS= read -r f; do
-		[[ -f "${root}/pkg/kubelet/eviction/${f}" ]] || continue
-		mkdir -p "${dir}/$(dirname "${f}")"
-		case "${f}" in
-		*.go) out="$(strip_features "${root}/pkg/kubelet/eviction/${f}")" ;;
-		testdata/scenarios/*) out="$(strip_scenario_feature "${root}/pkg/kubelet/eviction/${f}")" ;;
-		*) cp "${root}/pkg/kubelet/eviction/${f}" "${dir}/${f}"; continue ;;
-		esac
-		[[ -z "${out}" ]] || printf '%s\n' "${out}" >"${dir}/${f}"
-	done < <(git -C "${root}" ls-files --cached -- pkg/kubelet/eviction | sed 's#^pkg/kubelet/eviction/##' | grep -v '^api/')
+	rm -rf "$1" && mkdir -p "$1"
+	cut_package "$1"
 }
 
 failed=()

@@ -42,11 +42,9 @@ features_through() {
 	return 1
 }
 
-# strip_features FILE: prints FILE as of the enabled features (FEATURES,
-# space-separated), or nothing when the whole file belongs to another.
-# Fails, naming the file and line, on any malformed marker.
-strip_features() {
-	FEATURES="${enabled_features}" KNOWN="${features_in_order[*]}" awk '
+# marker_awk: what both marker filters start with: on[] (the enabled
+# features, FEATURES), known[] (KNOWN) and fail(), which names file and line.
+marker_awk='
 		BEGIN {
 			n = split(ENVIRON["FEATURES"], f, " ")
 			for (i = 1; i <= n; i++) on[f[i]] = 1
@@ -54,6 +52,13 @@ strip_features() {
 			for (i = 1; i <= n; i++) known[f[i]] = 1
 		}
 		function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 1 }
+'
+
+# strip_features FILE: prints FILE as of the enabled features (FEATURES,
+# space-separated), or nothing when the whole file belongs to another.
+# Fails, naming the file and line, on any malformed marker.
+strip_features() {
+	FEATURES="${enabled_features}" KNOWN="${features_in_order[*]}" awk "${marker_awk}"'
 		function feature(name, marker) {
 			if (name == "") fail(marker " without a feature")
 			if (!(name in known)) fail(marker " names unknown feature " name " (known: " ENVIRON["KNOWN"] ")")
@@ -92,14 +97,7 @@ strip_features() {
 # without its "# evictkit:file FEATURE" first line, or nothing when FEATURE
 # is not enabled.
 strip_scenario_feature() {
-	FEATURES="${enabled_features}" KNOWN="${features_in_order[*]}" awk '
-		BEGIN {
-			n = split(ENVIRON["FEATURES"], f, " ")
-			for (i = 1; i <= n; i++) on[f[i]] = 1
-			n = split(ENVIRON["KNOWN"], f, " ")
-			for (i = 1; i <= n; i++) known[f[i]] = 1
-		}
-		function fail(msg) { printf "%s:%d: %s\n", FILENAME, FNR, msg > "/dev/stderr"; bad = 1; exit 1 }
+	FEATURES="${enabled_features}" KNOWN="${features_in_order[*]}" awk "${marker_awk}"'
 		FNR == 1 && $1 == "#" && $2 == "evictkit:file" {
 			if (!($3 in known)) fail("# evictkit:file names unknown feature " $3 " (known: " ENVIRON["KNOWN"] ")")
 			if (!($3 in on)) exit 0
@@ -113,12 +111,31 @@ strip_scenario_feature() {
 	' "$1"
 }
 
+# cut_package DEST: writes evictkit's eviction package (the files git
+# tracks, all but api/) into DEST as of the enabled features
+# (enabled_features): Go files and scenario files cut, other test data
+# copied. copy_package and scripts/stage-tests.sh use it.
+cut_package() {
+	local dest="$1" src="${EVICTKIT}/pkg/kubelet/eviction" f out
+	while IFS= read -r f; do
+		[[ -f "${src}/${f}" ]] || continue
+		case "${f}" in api/*) continue ;; esac
+		mkdir -p "${dest}/$(dirname "${f}")"
+		case "${f}" in
+		*.go) out="$(strip_features "${src}/${f}")" || return 1 ;;
+		testdata/scenarios/*) out="$(strip_scenario_feature "${src}/${f}")" || return 1 ;;
+		*) cp "${src}/${f}" "${dest}/${f}"; continue ;;
+		esac
+		[[ -z "${out}" ]] || printf '%s\n' "${out}" >"${dest}/${f}"
+	done < <(git -C "${EVICTKIT}" ls-files --cached -- pkg/kubelet/eviction |
+		sed 's#^pkg/kubelet/eviction/##')
+}
+
 copy_package() {
 	[[ $# -le 1 ]] || { echo "copy_package: at most one feature, the last one the patch reaches (got: $*)" >&2; return 1; }
 	local enabled_features
 	enabled_features="$(features_through "${1:-}")" || return 1
 	local dest=pkg/kubelet/eviction
-	local src="${EVICTKIT}/pkg/kubelet/eviction"
 
 	# Only what git tracks goes into a patch: a new file is added first.
 	local untracked
@@ -133,26 +150,7 @@ copy_package() {
 	find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec git rm -r -q --cached --ignore-unmatch {} +
 	find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec rm -rf {} +
 
-	# Copy ours: Go files (as of the enabled features) and test data,
-	# nothing generated or ignored.
-	local f out
-	while IFS= read -r f; do
-		[[ -f "${src}/${f}" ]] || continue
-		case "${f}" in api/*) continue ;; esac
-		mkdir -p "${dest}/$(dirname "${f}")"
-		if [[ "${f}" == *.go ]]; then
-			out="$(strip_features "${src}/${f}")" || return 1
-			[[ -n "${out}" ]] || continue
-			printf '%s\n' "${out}" >"${dest}/${f}"
-		elif [[ "${f}" == testdata/scenarios/* ]]; then
-			out="$(strip_scenario_feature "${src}/${f}")" || return 1
-			[[ -n "${out}" ]] || continue
-			printf '%s\n' "${out}" >"${dest}/${f}"
-		else
-			cp "${src}/${f}" "${dest}/${f}"
-		fi
-	done < <(git -C "${EVICTKIT}" ls-files --cached -- pkg/kubelet/eviction |
-		sed 's#^pkg/kubelet/eviction/##')
+	cut_package "${dest}" || return 1
 
 	# Our module path becomes upstream's, should the package ever import a
 	# sub-package of its own.
