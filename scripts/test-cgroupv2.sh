@@ -25,7 +25,7 @@ logs="${root}/_output/logs"
 mkdir -p "${out}" "${logs}"
 
 # Host packages: QEMU and its BIOS, busybox for the guest, cpio.
-install_missing qemu-system-x86 seabios busybox-static cpio
+install_missing qemu-system-x86 seabios busybox-static cpio kmod
 
 step "test-cgroupv2: kernel (${VM_KERNEL_METAPACKAGE})"
 vm_kernel_fetch

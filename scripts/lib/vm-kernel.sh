@@ -28,8 +28,10 @@ vm_kernel_fetch() {
 	vm_kernel_root="${kdir}/root"
 	# The .deb ships no module index (the package's postinst makes it): a
 	# root disk copied without one has modprobe find no module at all.
-	[[ -f "${vm_kernel_root}/lib/modules/${vm_kernel_version}/modules.dep" ]] ||
+	if [[ ! -f "${vm_kernel_root}/lib/modules/${vm_kernel_version}/modules.dep" ]]; then
+		require_cmd depmod "apt-get install kmod"
 		depmod -b "${vm_kernel_root}" "${vm_kernel_version}"
+	fi
 	vm_kernel_image="${vm_kernel_root}/boot/vmlinuz-${vm_kernel_version}"
 	[[ -f "${vm_kernel_image}" ]] || die "${kpkg} has no vmlinuz"
 	note "${kpkg}"
