@@ -41,10 +41,12 @@ type localStorageOptions struct {
 // the first local storage limit it exceeds, checking in this order: its
 // emptyDir size limits (in volume order), the pod's ephemeral-storage
 // limit, then its containers' ephemeral-storage limits (in stats order).
+// Pods are taken in namespace/name/UID order (upstream follows the order
+// of the active pods list, so this is one of its possible orders).
 func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStorageOptions) []storageViolation {
 	var out []storageViolation
-	for _, pod := range pods {
-		if pod == nil || kubelettypes.IsCriticalPod(pod) {
+	for _, pod := range inTieBreakOrder(pods) {
+		if kubelettypes.IsCriticalPod(pod) {
 			continue
 		}
 		s := stats.lookup(pod)

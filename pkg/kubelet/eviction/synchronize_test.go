@@ -735,7 +735,8 @@ func TestMgrLocalStorageEviction(t *testing.T) {
 	}
 	evicted := h.sync()
 
-	want := []string{"emptydir", "ctrlimit", "podlimit"}
+	// Every violating pod goes in one pass, in namespace/name/UID order.
+	want := []string{"ctrlimit", "emptydir", "podlimit"}
 	if got := podNames(evicted); !reflect.DeepEqual(got, want) {
 		t.Fatalf("evicted = %v, want %v", got, want)
 	}
