@@ -14,7 +14,7 @@ GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.gi
 
 .PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches stage-tests upstream-tree kubelet upstream-e2e check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
-	test-upstream-node test-upstream-node-down
+	test-upstream-node test-upstream-node-down parity
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -88,6 +88,10 @@ fuzz: ## Run every Fuzz* target in pkg/kubelet/eviction for FUZZTIME each, one a
 		$(GO) test $(PKG) -run '^$$' -fuzz "^$$t\$$" -fuzztime '$(FUZZTIME)' -timeout 0; \
 	done; \
 	echo "==> make fuzz: all targets ran $(FUZZTIME) without a failure"
+
+parity: ## Upstream's eviction manager vs ours on generated scenarios, through the exported API (N=5000, SEED=1, BOUND=500); last line is the verdict
+	@echo "==> parity: $(or $(N),5000) scenarios from seed $(or $(SEED),1) (upstream v1.37.2 from the module cache)"
+	@$(GO) run ./cmd/evictkit-parity -n $(or $(N),5000) -seed $(or $(SEED),1) -bound $(or $(BOUND),500)
 
 mutation: ## Mutation score of the decision core (gremlins; WORKERS, FILES=<regexp>, MIN_SCORE=90); report in _output/reports/mutation.md
 	@bash scripts/mutation.sh
