@@ -14,6 +14,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/patchset/checks.sh"
 
 root="$(repo_root)"
 upstream="${root}/_output/upstream/kubernetes"
@@ -57,8 +58,18 @@ fresh_worktree() {
 	git -C "${upstream}" worktree add -q --detach "${dir}" "${base}"
 }
 
+messages_ok() {
+	check_messages "${patchset}" || die "commit messages do not follow the series' rules" "fix the .msg files in scripts/patchset"
+}
+
+added_lines_ok() {
+	check_added_lines "$1" || die "the series adds lines that name evictkit (upstream code must not)" "rename or reword them in the code, then: make patches"
+}
+
+# generate [OUTDIR]: CHECKS=0 leaves the checks to the caller.
 generate() {
 	local out="${1:-${patches}}"
+	[[ "${CHECKS:-1}" == 0 ]] || messages_ok
 	ensure_upstream
 	local work
 	new_scratch tree
@@ -79,6 +90,7 @@ generate() {
 	mkdir -p "${work}/out"
 	git -C "${work}/tree" format-patch -q --zero-commit --no-signature --full-index \
 		-o "${work}/out" "${base}..HEAD"
+	[[ "${CHECKS:-1}" == 0 ]] || added_lines_ok "${work}/out"
 	(cd "${work}/out" && ls -1 -- *.patch) >"${work}/out/series"
 	mkdir -p "${out}"
 	find "${out}" -maxdepth 1 \( -name '*.patch' -o -name series \) -delete
@@ -141,8 +153,11 @@ each_patch_builds() {
 verify() {
 	local work
 	new_scratch applied
+	step "verify-patches: commit messages"
+	messages_ok
 	step "verify-patches: regenerating the series from the code"
-	generate "${work}/expected" 2>/dev/null
+	CHECKS=0 generate "${work}/expected" 2>/dev/null
+	added_lines_ok "${work}/expected"
 	local drift
 	drift="$(diff -r -q --exclude=README.md "${work}/expected" "${patches}" 2>&1 || true)"
 	if [[ -n "${drift}" ]]; then
@@ -153,7 +168,7 @@ verify() {
 	step "verify-patches: applying the series to ${K8S_VERSION} with git am"
 	apply_series "${work}/applied"
 	each_patch_builds "${work}/applied"
-	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, apply cleanly, each builds)"
+	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, messages and added lines checked, apply cleanly, each builds)"
 }
 
 case "${1:-}" in

@@ -5,9 +5,12 @@
 # package is cut to those features exactly as the patch generator cuts it
 # (scripts/patchset/package.sh) into a scratch directory of evictkit's
 # module, and go test runs there. This proves each commit's own tests
-# without building the patched kubernetes tree once per stage.
+# without building the patched kubernetes tree once per stage. At each
+# stage the short parity run (internal/parity, against upstream v1.37.2
+# with every gate off) runs on that stage's package too.
 #
 #   RUN=<regexp>   go test -run (default: every test)
+#   PARITY=0       skip the parity runs
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "${root}/scripts/lib/steps.sh"
@@ -26,6 +29,18 @@ stage() {
 	cut_package "$1"
 }
 
+# stage_parity DIR: the parity harness in DIR, built against the staged
+# package instead of evictkit's own.
+stage_parity() {
+	local f own='"github.com/evictkit/evictkit/pkg/kubelet/eviction"'
+	rm -rf "$1" && mkdir -p "$1"
+	for f in "${root}"/internal/parity/*.go; do
+		sed "s#${own}#\"github.com/evictkit/evictkit/_output/stage-tests/eviction\"#" "${f}" >"$1/$(basename "${f}")"
+	done
+	grep -q -F '_output/stage-tests/eviction"' "$1/subjects.go" ||
+		die "internal/parity/subjects.go no longer imports ${own}: stage-tests cannot point it at the staged package"
+}
+
 failed=()
 for feature in "" "${features_in_order[@]}"; do
 	name="${feature:-no alpha feature}"
@@ -33,12 +48,21 @@ for feature in "" "${features_in_order[@]}"; do
 	stage "${scratch}/eviction" "${feature}"
 	start=${SECONDS}
 	if (cd "${root}" && go test -count=1 ${RUN:+-run "${RUN}"} ./_output/stage-tests/eviction/ >"${scratch}.log" 2>&1); then
-		note "ok in $((SECONDS - start)) s"
+		note "tests ok in $((SECONDS - start)) s"
 	else
 		grep -E -- '^(--- FAIL|FAIL|panic)|_test\.go:[0-9]+:' "${scratch}.log" | head -n 20 >&2 || true
-		failed+=("${name}")
+		failed+=("${name} (tests)")
+	fi
+	[[ "${PARITY:-1}" != 0 ]] || continue
+	stage_parity "${scratch}/parity"
+	start=${SECONDS}
+	if (cd "${root}" && go test -count=1 -v -run '^TestParityShort$' ./_output/stage-tests/parity/ >"${scratch}.log" 2>&1); then
+		note "$(grep -o 'parity: .*' "${scratch}.log" | tail -n 1) ($((SECONDS - start)) s)"
+	else
+		grep -E -- '^(--- FAIL|FAIL|panic)|parity: |_test\.go:[0-9]+:' "${scratch}.log" | head -n 20 >&2 || true
+		failed+=("${name} (parity)")
 	fi
 done
 rm -f "${scratch}.log"
 [[ ${#failed[@]} -eq 0 ]] || die "the package's tests fail at the stage of: ${failed[*]}"
-step "stage-tests: every stage passes its own tests (${#features_in_order[@]} features + the base)"
+step "stage-tests: every stage passes its own tests$([[ "${PARITY:-1}" == 0 ]] || echo " and the short parity run") (${#features_in_order[@]} features + the base)"

@@ -5,8 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 
-add_feature_gate EvictionReclaimSized Alpha false "owner: @evictkit
-kep: none (fork-only alpha)
+add_feature_gate EvictionReclaimSized Alpha false "owner: (the GitHub handle of whoever proposes it upstream)
+kep: none yet; alpha only, a KEP is needed before beta
 
 When an eviction threshold is met, the kubelet evicts in one pass, in
 rank order, as many pods as it takes for the signal to recover past the

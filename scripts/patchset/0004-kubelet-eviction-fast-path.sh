@@ -5,8 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 
-add_feature_gate EvictionFastPath Alpha false "owner: @evictkit
-kep: none (fork-only alpha)
+add_feature_gate EvictionFastPath Alpha false "owner: (the GitHub handle of whoever proposes it upstream)
+kep: none yet; alpha only, a KEP is needed before beta
 
 The kubelet's eviction manager watches the node's memory cgroup at a
 sub-second interval and, as soon as a hard memory eviction threshold is

@@ -5,8 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 
-add_feature_gate EvictionExplain Alpha false "owner: @evictkit
-kep: none (fork-only alpha)
+add_feature_gate EvictionExplain Alpha false "owner: (the GitHub handle of whoever proposes it upstream)
+kep: none yet; alpha only, a KEP is needed before beta
 
 Each Evicted event the kubelet's eviction manager records ends with why
 this pod: the signal, its observed value and threshold, the pod's rank,

@@ -5,8 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 
-add_feature_gate EvictionDryRun Alpha false "owner: @evictkit
-kep: none (fork-only alpha)
+add_feature_gate EvictionDryRun Alpha false "owner: (the GitHub handle of whoever proposes it upstream)
+kep: none yet; alpha only, a KEP is needed before beta
 
 The kubelet's eviction manager makes and reports every eviction decision
 (a WouldEvict event on the pod, kubelet_evictions_dry_run, a log line)

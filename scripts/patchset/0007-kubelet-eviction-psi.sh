@@ -5,8 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 
-add_feature_gate EvictionPSI Alpha false "owner: @evictkit
-kep: none (fork-only alpha)
+add_feature_gate EvictionPSI Alpha false "owner: (the GitHub handle of whoever proposes it upstream)
+kep: none yet; alpha only, a KEP is needed before beta
 
 The kubelet's eviction manager takes memory pressure stall information
 (memory.psi.some.avg10, memory.psi.full.avg10: the share of time tasks

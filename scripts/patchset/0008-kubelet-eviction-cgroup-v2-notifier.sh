@@ -5,8 +5,8 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 
-add_feature_gate EvictionCgroupV2Notifier Alpha false "owner: @evictkit
-kep: none (fork-only alpha)
+add_feature_gate EvictionCgroupV2Notifier Alpha false "owner: (the GitHub handle of whoever proposes it upstream)
+kep: none yet; alpha only, a KEP is needed before beta
 
 On cgroup v2 hosts, with kernelMemcgNotification on, the kubelet's
 eviction manager is woken by a PSI trigger on the memory pressure file

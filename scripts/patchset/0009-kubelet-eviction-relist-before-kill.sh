@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Patch 0009: with EvictionFastPath on, the kubelet requests an on-demand
 # PLEG relist of a pod before the eviction manager's kill, so that the
-# pod worker does not wait for the next periodic relist. Runs inside the
-# kubernetes tree; EVICTKIT is the evictkit checkout.
+# pod worker does not wait for the next periodic relist; EvictionFastPath
+# now depends on PLEGOnDemandRelist. Runs inside the kubernetes tree;
+# EVICTKIT is the evictkit checkout.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 
@@ -16,3 +17,4 @@ replace_once pkg/kubelet/kubelet.go '	// setup eviction manager
 	}
 	evictionManager, evictionAdmitHandler := eviction.NewManager(klet.resourceAnalyzer, evictionConfig,
 		evictionKillPod, klet.imageManager,'
+set_feature_dependencies EvictionFastPath PLEGOnDemandRelist

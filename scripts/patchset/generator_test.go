@@ -1,4 +1,5 @@
-// Package patchset holds the tests of the patch generator (package.sh):
+// Package patchset holds the tests of the patch generator (package.sh) and
+// of the series checks (checks.sh):
 // each way a marker can be wrong is an error that names the file and line,
 // never code silently cut from or leaked into a patch.
 package patchset
@@ -238,5 +239,78 @@ func TestCopyPackageRefusesUntrackedFiles(t *testing.T) {
 	_, errOut, ok := generator(t, evictkit, tree, `copy_package`)
 	if ok || !strings.Contains(errOut, "pkg/kubelet/eviction/new.go") || !strings.Contains(errOut, "git does not track") {
 		t.Errorf("ok=%v error %q, want a refusal naming pkg/kubelet/eviction/new.go", ok, errOut)
+	}
+}
+
+// checks runs script in bash with checks.sh sourced.
+func checks(t *testing.T, script string, args ...string) (string, bool) {
+	t.Helper()
+	src, err := filepath.Abs("checks.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; ` + script, src}, args...)...)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if _, exit := err.(*exec.ExitError); err != nil && !exit {
+		t.Fatal(err)
+	}
+	return stderr.String(), err == nil
+}
+
+func TestCheckMessages(t *testing.T) {
+	long := strings.Repeat("x", 73)
+	for _, tc := range []struct {
+		name, msg, wantErr string
+	}{
+		{"a good message", "kubelet/eviction: say why\n\nBody wrapped at 72.\n", ""},
+		{"a subject of 73 characters", "kubelet/eviction: " + long[:55] + "\n\nbody\n", "subject is 73 characters"},
+		{"a subject without its area", "Say why\n\nbody\n", "does not start with its area"},
+		{"no blank second line", "kubelet: x\nbody\n", "line 2 is not blank"},
+		{"a body line of 73", "kubelet: x\n\n" + long + "\n", "0001-x.msg:3: 73 characters"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "0001-x.msg"), []byte(tc.msg), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stderr, ok := checks(t, `check_messages "$1"`, dir)
+			switch {
+			case tc.wantErr == "" && !ok:
+				t.Fatalf("rejected: %s", stderr)
+			case tc.wantErr != "" && ok:
+				t.Fatalf("accepted; want an error with %q", tc.wantErr)
+			case tc.wantErr != "" && !strings.Contains(stderr, tc.wantErr):
+				t.Fatalf("error %q does not say %q", stderr, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestCheckAddedLines(t *testing.T) {
+	const header = "From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\n---\ndiff --git a/f.go b/f.go\n--- a/f.go\n+++ b/f.go\n@@ -1 +1,2 @@\n package x\n"
+	for _, tc := range []struct {
+		name, added string
+		ok          bool
+	}{
+		{"code without the project's name", "+var alphaGateSpecs = 1\n", true},
+		{"an identifier with it", "+var evictkitGateSpecs = 1\n", false},
+		{"a comment with it in capitals", "+// Evictkit fixes the order.\n", false},
+		{"a removed line may have it", "-// evictkit was here\n", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, "0001-x.patch"), []byte(header+tc.added), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			stderr, ok := checks(t, `check_added_lines "$1"`, dir)
+			if ok != tc.ok {
+				t.Fatalf("check_added_lines ok=%v, want %v (%s)", ok, tc.ok, stderr)
+			}
+			if !ok && !strings.Contains(stderr, "0001-x.patch:") {
+				t.Fatalf("error %q does not name the patch and line", stderr)
+			}
+		})
 	}
 }

@@ -277,6 +277,23 @@ add_feature_gate() {
 	git add "${file}" test/compatibility_lifecycle/reference
 }
 
+# set_feature_dependencies NAME DEP...: makes the gates NAME depends on
+# DEP... in pkg/features/kube_features.go's dependency list (it must be
+# empty before), then regenerates feature_list.md, whose table shows them,
+# with upstream's generator.
+set_feature_dependencies() {
+	local name="$1" file=pkg/features/kube_features.go deps
+	shift
+	deps="$(printf '%s, ' "$@")"
+	deps="${deps%, }"
+	[[ -n "${deps}" ]] || { echo "set_feature_dependencies: no dependency given for ${name}" >&2; return 1; }
+	grep -q -x "	${name}: {}," "${file}" ||
+		{ echo "set_feature_dependencies: ${file} has no empty dependency list for ${name}" >&2; return 1; }
+	sed -i "s/^	${name}: {},\$/	${name}: {${deps}},/" "${file}"
+	GOFLAGS=-trimpath go run cmd/genfeaturegates/genfeaturegates.go -output=test/compatibility_lifecycle/reference/feature_list.md >/dev/null
+	git add "${file}" test/compatibility_lifecycle/reference
+}
+
 # copy_files PATH...: copies each of evictkit's files at PATH (relative to
 # both trees, outside the eviction package) into the kubernetes tree, with
 # upstream's module path and the license boilerplate; Go files lose their

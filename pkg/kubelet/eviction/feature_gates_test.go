@@ -12,10 +12,10 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 )
 
-// evictkitGateSpecs are the specs the kubelet registers for the package's
+// alphaGateSpecs are the specs the kubelet registers for the package's
 // gates in pkg/features (the patch that adds each behaviour writes the
 // same spec there). Tests outside the kubelet register them themselves.
-var evictkitGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
+var alphaGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
 	evictionReclaimSized: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
 	//evictkit:begin EvictionFastPath
 	evictionFastPath: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
@@ -39,7 +39,7 @@ var evictkitGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
 func setGateDuringTest(t *testing.T, gate featuregate.Feature, on bool) {
 	t.Helper()
 	if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[gate]; !known {
-		spec, ok := evictkitGateSpecs[gate]
+		spec, ok := alphaGateSpecs[gate]
 		if !ok {
 			t.Fatalf("no spec for gate %s", gate)
 		}
@@ -51,10 +51,10 @@ func setGateDuringTest(t *testing.T, gate featuregate.Feature, on bool) {
 }
 
 func TestGateEnabled(t *testing.T) {
-	if gateEnabled("EvictkitNoSuchGate") {
+	if gateEnabled("NoSuchEvictionGate") {
 		t.Error("an unregistered gate reads as on, want off")
 	}
-	for gate := range evictkitGateSpecs {
+	for gate := range alphaGateSpecs {
 		setGateDuringTest(t, gate, true)
 		if !gateEnabled(gate) {
 			t.Errorf("%s set on reads as off", gate)

@@ -24,7 +24,7 @@ type signalInfo struct {
 // signalTable lists every supported signal. Its order is the reclaim order
 // used when several thresholds are actionable in the same pass: upstream
 // puts memory signals first and otherwise leaves the order to map iteration;
-// evictkit fixes it to this table's order, which is one of upstream's
+// this package fixes it to this table's order, which is one of upstream's
 // possible outcomes.
 var signalTable = [...]signalInfo{
 	{evictionapi.SignalMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure, availableRule},

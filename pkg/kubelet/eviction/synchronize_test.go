@@ -880,7 +880,7 @@ func TestMgrSplitFsGateOffNeverEvictsForThresholds(t *testing.T) {
 // but, by accident of slice aliasing, its first pass still evaluates the
 // configured value, reports DiskPressure and runs both garbage collectors,
 // and the threshold then lingers in its "min reclaim not yet satisfied"
-// set. evictkit deliberately does not reproduce that accident; this test
+// set. This package deliberately does not reproduce that accident; this test
 // pins the intended behaviour.
 func TestMgrConfiguredContainerFsThresholdIgnoredFromFirstPass(t *testing.T) {
 	cfg := Config{
