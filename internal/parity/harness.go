@@ -90,30 +90,29 @@ func (h *harness) GetCPUAndMemoryStats(ctx context.Context) (*statsapi.Summary, 
 	return nil, errors.New("GetCPUAndMemoryStats is not part of the harness")
 }
 
+// gc records a GC call; unless the pass makes it fail (fails), what it
+// can free (frees) is freed.
+func (h *harness) gc(what string, fails func(*Pass) bool, frees func(*world) *FsUse) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.rec.GC = append(h.rec.GC, what)
+	if fails(h.pass) {
+		return errInjected
+	}
+	*frees(h.w) = FsUse{}
+	return nil
+}
+
 type imageGC struct{ *harness }
 
 func (g imageGC) DeleteUnusedImages(context.Context) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.rec.GC = append(g.rec.GC, "images")
-	if g.pass.ImageGCFails {
-		return errInjected
-	}
-	g.w.images = FsUse{}
-	return nil
+	return g.gc("images", func(p *Pass) bool { return p.ImageGCFails }, func(w *world) *FsUse { return &w.images })
 }
 
 type containerGC struct{ *harness }
 
 func (g containerGC) DeleteAllUnusedContainers(context.Context) error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.rec.GC = append(g.rec.GC, "containers")
-	if g.pass.ContainerGCFails {
-		return errInjected
-	}
-	g.w.layers = FsUse{}
-	return nil
+	return g.gc("containers", func(p *Pass) bool { return p.ContainerGCFails }, func(w *world) *FsUse { return &w.layers })
 }
 
 // kill is the manager's KillPodFunc: it records the kill with the status

@@ -24,6 +24,22 @@ type instance struct {
 	admit    func(ctx context.Context, attrs *lifecycle.PodAdmitAttributes) lifecycle.PodAdmitResult
 }
 
+// pressureReporter is the part of both packages' Manager the driver reads.
+type pressureReporter interface {
+	IsUnderMemoryPressure() bool
+	IsUnderDiskPressure() bool
+	IsUnderPIDPressure() bool
+}
+
+func instanceOf(m pressureReporter, admit lifecycle.PodAdmitHandler) instance {
+	return instance{
+		pressure: func() (bool, bool, bool) {
+			return m.IsUnderMemoryPressure(), m.IsUnderDiskPressure(), m.IsUnderPIDPressure()
+		},
+		admit: admit.Admit,
+	}
+}
+
 var nodeRef = &v1.ObjectReference{Kind: "Node", Name: "node", UID: "node"}
 
 var upstreamSubject = subject{
@@ -40,12 +56,7 @@ var upstreamSubject = subject{
 		}
 		m, admit := upstream.NewManager(h, cfg, h.kill, imageGC{h}, containerGC{h}, h, nodeRef, h.clock, s.LocalStorageIsolation)
 		m.Start(ctx, diskInfo(s.Layout), h.activePods, h.cleanedUp, 0)
-		return instance{
-			pressure: func() (bool, bool, bool) {
-				return m.IsUnderMemoryPressure(), m.IsUnderDiskPressure(), m.IsUnderPIDPressure()
-			},
-			admit: admit.Admit,
-		}
+		return instanceOf(m, admit)
 	},
 }
 
@@ -72,12 +83,7 @@ func oursWith(tweak func(c *ours.Config, localStorageIsolation *bool)) subject {
 			}
 			m, admit := ours.NewManager(h, cfg, h.kill, imageGC{h}, containerGC{h}, h, nodeRef, h.clock, lsci)
 			m.Start(ctx, diskInfo(s.Layout), h.activePods, h.cleanedUp, 0)
-			return instance{
-				pressure: func() (bool, bool, bool) {
-					return m.IsUnderMemoryPressure(), m.IsUnderDiskPressure(), m.IsUnderPIDPressure()
-				},
-				admit: admit.Admit,
-			}
+			return instanceOf(m, admit)
 		},
 	}
 }
