@@ -148,6 +148,11 @@ func traceOf(sub subject, s *Scenario, thresholds []evictionapi.Threshold, perm 
 	if thresholds == nil {
 		thresholds = parsed
 	}
+	if len(thresholds) == 0 && !s.LocalStorageIsolation {
+		// Upstream's loop would spin without ever asking for pods.
+		t.Stuck = "nothing to do: no thresholds and no local storage isolation"
+		return t, parsed
+	}
 	drive(sub, s, slices.Clone(thresholds), perm, t)
 	return t, parsed
 }
