@@ -32,7 +32,7 @@ func run(args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("evictkit-parity", flag.ContinueOnError)
 	n := fs.Int("n", 5000, "scenarios to run")
 	seed := fs.Uint64("seed", 1, "seed of the first scenario; scenario i has seed+i")
-	bound := fs.Int("bound", 500, "upstream runs per scenario, each with the pods in another order, before a difference counts")
+	bound := fs.Int("bound", 500, "upstream runs per scenario, each with the pods in another order, before a difference counts (four times as many once a run went through evictkit's states)")
 	listDeviations := fs.Bool("deviations", false, "print the deliberate deviations and exit")
 	show := fs.Bool("show", false, "print both traces of each differing scenario")
 	if err := fs.Parse(args); err != nil {
