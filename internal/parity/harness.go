@@ -140,15 +140,14 @@ func (h *harness) kill(pod *v1.Pod, isEvicted bool, grace *int64, status func(*v
 	}
 	h.rec.Statuses = append(h.rec.Statuses, text)
 	if h.pass.KillFails {
-		h.rec.Kills = append(h.rec.Kills, target+failedKill)
+		h.rec.Kills = append(h.rec.Kills, target+" -> failed")
 		return errInjected
 	}
 	h.rec.Kills = append(h.rec.Kills, target)
+	h.rec.evicted = true
 	h.w.dead[pod.UID] = true
 	return nil
 }
-
-const failedKill = " -> failed"
 
 // cleanedUp is the manager's PodCleanedUpFunc: killed pods are gone at
 // the first look.
@@ -250,10 +249,8 @@ func (h *harness) run(arrived bool) (atGate bool, err error) {
 func (h *harness) restingWaiters() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for _, k := range h.rec.Kills {
-		if !strings.HasSuffix(k, failedKill) {
-			return 2
-		}
+	if h.rec.evicted {
+		return 2
 	}
 	return 1
 }

@@ -17,7 +17,10 @@ type PassRecord struct {
 	Admit    []string
 	Events   []string
 	Statuses []string
-	gets     int
+	// gets counts the pass's summary calls; evicted is set by a kill that
+	// succeeded (the harness's bookkeeping, not rendered).
+	gets    int
+	evicted bool
 }
 
 // state renders the pass's state lines.

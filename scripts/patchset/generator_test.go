@@ -17,13 +17,21 @@ import (
 // whether it succeeded.
 func generator(t *testing.T, evictkit, dir, script string, args ...string) (string, string, bool) {
 	t.Helper()
-	pkg, err := filepath.Abs("package.sh")
+	return sourced(t, "package.sh", dir, []string{"EVICTKIT=" + evictkit}, script, args...)
+}
+
+// sourced runs script in bash, in dir, with file (of this directory)
+// sourced and env added, and returns its stdout, stderr and whether it
+// succeeded.
+func sourced(t *testing.T, file, dir string, env []string, script string, args ...string) (string, string, bool) {
+	t.Helper()
+	src, err := filepath.Abs(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; ` + script, pkg}, args...)...)
+	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; ` + script, src}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "EVICTKIT="+evictkit)
+	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -242,21 +250,12 @@ func TestCopyPackageRefusesUntrackedFiles(t *testing.T) {
 	}
 }
 
-// checks runs script in bash with checks.sh sourced.
+// checks runs script in bash with checks.sh sourced and returns its
+// stderr and whether it succeeded.
 func checks(t *testing.T, script string, args ...string) (string, bool) {
 	t.Helper()
-	src, err := filepath.Abs("checks.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; ` + script, src}, args...)...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	if _, exit := err.(*exec.ExitError); err != nil && !exit {
-		t.Fatal(err)
-	}
-	return stderr.String(), err == nil
+	_, stderr, ok := sourced(t, "checks.sh", "", nil, script, args...)
+	return stderr, ok
 }
 
 func TestCheckMessages(t *testing.T) {
