@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Patch 0002: replace upstream's pkg/kubelet/eviction (all files but the
 # api/ sub-package) with evictkit's package at upstream parity (no alpha
-# feature's code), tests and fuzz corpora included. Runs inside the
-# kubernetes tree; EVICTKIT is the evictkit checkout.
+# feature's code), with its tests but not the fuzz targets. Runs inside
+# the kubernetes tree; EVICTKIT is the evictkit checkout.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/package.sh"
 

@@ -192,9 +192,10 @@ func TestStripScenarioFeature(t *testing.T) {
 func TestFeaturesThrough(t *testing.T) {
 	for _, tc := range []struct{ feature, want, wantErr string }{
 		{feature: "", want: ""},
-		{feature: "EvictionReclaimSized", want: "EvictionReclaimSized\n"},
-		{feature: "EvictionExplain", want: "EvictionReclaimSized EvictionFastPath EvictionExplain\n"},
-		{feature: "EvictionExplian", wantErr: "unknown feature EvictionExplian (known, in order: EvictionReclaimSized"},
+		{feature: "fuzz", want: "fuzz\n"},
+		{feature: "EvictionReclaimSized", want: "fuzz EvictionReclaimSized\n"},
+		{feature: "EvictionExplain", want: "fuzz EvictionReclaimSized EvictionFastPath EvictionExplain\n"},
+		{feature: "EvictionExplian", wantErr: "unknown feature EvictionExplian (known, in order: fuzz EvictionReclaimSized"},
 	} {
 		out, errOut, ok := generator(t, root(t), t.TempDir(), `features_through "$1"`, tc.feature)
 		switch {
@@ -203,6 +204,63 @@ func TestFeaturesThrough(t *testing.T) {
 		case tc.wantErr == "" && (!ok || out != tc.want):
 			t.Errorf("%q: ok=%v output %q, want %q", tc.feature, ok, out, tc.want)
 		}
+	}
+}
+
+// TestCutPackageData: test data that is not Go or a scenario file goes
+// with the feature data_features gives its path, and only then.
+func TestCutPackageData(t *testing.T) {
+	evictkit := t.TempDir()
+	for path, text := range map[string]string{
+		"scripts/lib/versions.sh":                            "K8S_VERSION=v1.37.2\n",
+		"pkg/kubelet/eviction/a.go":                          "package eviction\n",
+		"pkg/kubelet/eviction/testdata/fuzz/FuzzX/seed":      "go test fuzz v1\n",
+		"pkg/kubelet/eviction/testdata/golden/fuzzy-but-not": "base\n",
+	} {
+		if err := os.MkdirAll(filepath.Join(evictkit, filepath.Dir(path)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(evictkit, path), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture"}} {
+		if out, err := exec.Command("git", append([]string{"-C", evictkit}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	for _, tc := range []struct {
+		features string
+		want     []string
+	}{
+		{features: "", want: []string{"a.go", "testdata/golden/fuzzy-but-not"}},
+		{features: "fuzz", want: []string{"a.go", "testdata/fuzz/FuzzX/seed", "testdata/golden/fuzzy-but-not"}},
+	} {
+		dest := t.TempDir()
+		_, errOut, ok := generator(t, evictkit, dest, `enabled_features="$1"; cut_package "$2"`, tc.features, dest)
+		if !ok {
+			t.Fatalf("features %q: cut_package failed: %s", tc.features, errOut)
+		}
+		var got []string
+		_ = filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dest, p)
+				got = append(got, rel)
+			}
+			return nil
+		})
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("features %q: cut %v, want %v", tc.features, got, tc.want)
+		}
+	}
+}
+
+// TestDataFeatureRefusesUnknownFeatures: a table entry naming a feature
+// that is not in features_in_order would leave its data out of every patch.
+func TestDataFeatureRefusesUnknownFeatures(t *testing.T) {
+	_, errOut, ok := generator(t, root(t), t.TempDir(), `data_features=(testdata/fuzz/:fuz); data_feature testdata/fuzz/x`)
+	if ok || !strings.Contains(errOut, "testdata/fuzz/:fuz names unknown feature fuz") {
+		t.Errorf("ok=%v error %q, want a refusal naming the entry", ok, errOut)
 	}
 }
 

@@ -21,9 +21,31 @@ source "${EVICTKIT}/scripts/lib/versions.sh"
 # The minor version feature gates are introduced at: this fork's base.
 K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
 
-# The alpha features, in the order the series adds them: the one list that
-# the patch definitions, the marker checks and the stage tests go by.
-features_in_order=(EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier)
+# The features, in the order the series adds them: the one list that the
+# patch definitions, the marker checks and the stage tests go by. A feature
+# is a commit's share of the package after the base: fuzz (the fuzz
+# targets, their reference model and corpora), then the alpha gates.
+features_in_order=(fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier)
+
+# Test data that is neither Go nor a scenario file carries no marker: it
+# belongs to the feature of the first PREFIX:FEATURE here that its path
+# (in the package) starts with, and to the base when none matches.
+data_features=(testdata/fuzz/:fuzz)
+
+# data_feature PATH: prints the feature PATH belongs to (nothing: the
+# base); fails on a table entry that names an unknown feature.
+data_feature() {
+	local entry prefix feature
+	for entry in "${data_features[@]}"; do
+		prefix="${entry%%:*}" feature="${entry#*:}"
+		[[ " ${features_in_order[*]} " == *" ${feature} "* ]] ||
+			{ echo "data_features: ${entry} names unknown feature ${feature} (known: ${features_in_order[*]})" >&2; return 1; }
+		if [[ "$1" == "${prefix}"* ]]; then
+			echo "${feature}"
+			return 0
+		fi
+	done
+}
 
 # features_through [FEATURE]: prints the features up to and including
 # FEATURE, space-separated (nothing without FEATURE); fails on a name not
@@ -114,18 +136,26 @@ strip_scenario_feature() {
 # cut_package DEST: writes evictkit's eviction package (the files git
 # tracks, all but api/) into DEST as of the enabled features
 # (enabled_features): Go files and scenario files cut, other test data
-# copied. copy_package and scripts/stage-tests.sh use it.
+# copied once its feature (data_features) is reached. copy_package and
+# scripts/stage-tests.sh use it.
 cut_package() {
-	local dest="$1" src="${EVICTKIT}/pkg/kubelet/eviction" f out
+	local dest="$1" src="${EVICTKIT}/pkg/kubelet/eviction" f out feature
 	while IFS= read -r f; do
 		[[ -f "${src}/${f}" ]] || continue
 		case "${f}" in api/*) continue ;; esac
-		mkdir -p "${dest}/$(dirname "${f}")"
 		case "${f}" in
 		*.go) out="$(strip_features "${src}/${f}")" || return 1 ;;
 		testdata/scenarios/*) out="$(strip_scenario_feature "${src}/${f}")" || return 1 ;;
-		*) cp "${src}/${f}" "${dest}/${f}"; continue ;;
+		*)
+			feature="$(data_feature "${f}")" || return 1
+			if [[ -z "${feature}" || " ${enabled_features} " == *" ${feature} "* ]]; then
+				mkdir -p "${dest}/$(dirname "${f}")"
+				cp "${src}/${f}" "${dest}/${f}"
+			fi
+			continue
+			;;
 		esac
+		mkdir -p "${dest}/$(dirname "${f}")"
 		[[ -z "${out}" ]] || printf '%s\n' "${out}" >"${dest}/${f}"
 	done < <(git -C "${EVICTKIT}" ls-files --cached -- pkg/kubelet/eviction |
 		sed 's#^pkg/kubelet/eviction/##')

@@ -353,10 +353,10 @@ type ob struct {
 	at                  time.Time
 }
 
-func observations(obs ...ob) *signalObservations {
-	out := &signalObservations{}
+func observations(obs ...ob) *observationSet {
+	out := &observationSet{}
 	for _, o := range obs {
-		out.set(o.signal, signalObservation{available: o.available, capacity: o.capacity, time: o.at})
+		out.set(o.signal, observation{available: o.available, capacity: o.capacity, time: o.at})
 	}
 	return out
 }

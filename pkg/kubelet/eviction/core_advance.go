@@ -48,7 +48,7 @@ func (s decisionState) advance(o outcome) decisionState {
 // the observations made since, and whether those show every threshold
 // relieved past its minimum reclaim (then nothing is evicted). The target
 // passed in is not changed.
-func replan(target *reclaimTarget, thresholds []evictionapi.Threshold, obs *signalObservations) (*reclaimTarget, bool) {
+func replan(target *reclaimTarget, thresholds []evictionapi.Threshold, obs *observationSet) (*reclaimTarget, bool) {
 	next := *target
 	next.victims = append([]victim(nil), target.victims...)
 	//evictkit:begin EvictionReclaimSized

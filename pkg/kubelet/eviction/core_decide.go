@@ -18,7 +18,7 @@ type decideInput struct {
 	// prev is the state the previous pass left.
 	prev *decisionState
 	// obs are this pass's signal observations.
-	obs *signalObservations
+	obs *observationSet
 	// pods are the active pods and stats their Summary API figures.
 	pods  []*v1.Pod
 	stats podStatsIndex
@@ -197,7 +197,7 @@ func chooseVictims(in *decideInput, target *reclaimTarget, evictable []int) []vi
 // makeVictim prepares the eviction of the i-th ranked pod.
 func makeVictim(in *decideInput, target *reclaimTarget, i int) victim {
 	c := &target.ranked[i]
-	var ob *signalObservation
+	var ob *observation
 	if o, ok := in.obs.get(target.threshold.Signal); ok {
 		ob = &o
 	}

@@ -23,7 +23,7 @@ type decisionState struct {
 	conditionSeen  [len(conditionOrder)]time.Time
 	conditionKnown [len(conditionOrder)]bool
 	// lastObservations are the observations of the previous pass.
-	lastObservations *signalObservations
+	lastObservations *observationSet
 	//evictkit:begin EvictionFastPath
 	// memoryDecidedAt is the time of the fresh memory figures the last
 	// fast pass decided on (EvictionFastPath): memory stats from before
@@ -74,7 +74,7 @@ type evaluation struct {
 // recovers past level plus minimum reclaim. It acts once met for its grace
 // period, and drives eviction only when its signal's stats are newer than
 // at the previous pass.
-func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *signalObservations, transition time.Duration, now time.Time) evaluation {
+func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *observationSet, transition time.Duration, now time.Time) evaluation {
 	next := newDecisionState(len(thresholds))
 	next.conditionSeen, next.conditionKnown = prev.conditionSeen, prev.conditionKnown
 	next.lastObservations = obs
@@ -84,13 +84,15 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 	next.settleFrom = prev.settleFrom
 
 	var actionable []int
+	heldOnly := make([]bool, len(thresholds))
 	for i, t := range thresholds {
 		ob, ok := obs.get(t.Signal)
 		if !ok {
 			continue
 		}
 		wasActing := i < len(prev.acting) && prev.acting[i]
-		if !signalBelow(t, ob, false) && !(wasActing && signalBelow(t, ob, true)) {
+		heldOnly[i] = !signalBelow(t, ob, false)
+		if heldOnly[i] && !(wasActing && signalBelow(t, ob, true)) {
 			continue
 		}
 		first := now
@@ -113,7 +115,7 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 		}
 		//evictkit:end EvictionFastPath
 		if settling := ruleOf(t.Signal).settling; settling != nil && !prev.settleFrom.IsZero() {
-			var last *signalObservation
+			var last *observation
 			if prev.lastObservations != nil {
 				if o, ok := prev.lastObservations.get(t.Signal); ok {
 					last = &o
@@ -127,20 +129,20 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *sign
 			actionable = append(actionable, i)
 		}
 	}
-	sortByReclaimOrder(thresholds, actionable)
+	sortByReclaimOrder(thresholds, heldOnly, actionable)
 	return evaluation{next: next, conditions: next.conditions(transition, now), actionable: actionable}
 }
 
 // signalBelow reports whether an observation meets a threshold; with
 // reclaim set, the level includes the threshold's minimum reclaim.
-func signalBelow(t evictionapi.Threshold, ob signalObservation, reclaim bool) bool {
+func signalBelow(t evictionapi.Threshold, ob observation, reclaim bool) bool {
 	r := ruleOf(t.Signal)
 	return t.Operator == r.operator && r.met(t, ob, reclaim)
 }
 
 // statsAreFresh reports whether a signal's observation is newer than the
 // previous one (or either has no time).
-func statsAreFresh(signal evictionapi.Signal, ob signalObservation, last *signalObservations) bool {
+func statsAreFresh(signal evictionapi.Signal, ob observation, last *observationSet) bool {
 	if last == nil || ob.time.IsZero() {
 		return true
 	}
@@ -148,14 +150,24 @@ func statsAreFresh(signal evictionapi.Signal, ob signalObservation, last *signal
 	return !ok || ob.time.After(prev.time)
 }
 
-// sortByReclaimOrder orders threshold indices by signal-table position,
-// then hard before soft (shorter grace first), then configuration order.
-// Upstream only fixes "memory first"; this is one of its possible orders.
-func sortByReclaimOrder(thresholds []evictionapi.Threshold, idx []int) {
+// sortByReclaimOrder orders threshold indices: memory signals first, as
+// upstream sorts them; then thresholds met now before those held only by
+// their minimum reclaim (heldOnly, by threshold index); then signal-table
+// position, hard before soft (shorter grace first), configuration order.
+// Upstream leaves all but "memory first" to map iteration, whose order
+// favours the thresholds met now: this is its most frequent outcome.
+func sortByReclaimOrder(thresholds []evictionapi.Threshold, heldOnly []bool, idx []int) {
 	sort.SliceStable(idx, func(a, b int) bool {
 		ta, tb := thresholds[idx[a]], thresholds[idx[b]]
 		sa, _ := lookupSignal(ta.Signal)
 		sb, _ := lookupSignal(tb.Signal)
+		ma, mb := signalResource(ta.Signal) == v1.ResourceMemory, signalResource(tb.Signal) == v1.ResourceMemory
+		if ma != mb {
+			return ma
+		}
+		if ha, hb := heldOnly[idx[a]], heldOnly[idx[b]]; !ma && ha != hb {
+			return hb
+		}
 		if sa != sb {
 			return sa < sb
 		}
@@ -168,7 +180,7 @@ func sortByReclaimOrder(thresholds []evictionapi.Threshold, idx []int) {
 
 // reclaimSatisfied reports whether, after node-level reclaim, no threshold
 // is met any more counting minimum reclaim and ignoring grace periods.
-func reclaimSatisfied(thresholds []evictionapi.Threshold, obs *signalObservations) bool {
+func reclaimSatisfied(thresholds []evictionapi.Threshold, obs *observationSet) bool {
 	for _, t := range thresholds {
 		if ob, ok := obs.get(t.Signal); ok && signalBelow(t, ob, true) {
 			return false

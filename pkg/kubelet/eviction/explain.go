@@ -101,7 +101,7 @@ type decisionContext struct {
 
 // explainVictims fills in the explanation of each of the target's victims
 // and the pass's decision context, from the observations obs.
-func explainVictims(target *reclaimTarget, obs *signalObservations) {
+func explainVictims(target *reclaimTarget, obs *observationSet) {
 	chosen := make(map[int]bool, len(target.victims))
 	for _, v := range target.victims {
 		chosen[v.rank] = true

@@ -29,7 +29,7 @@ type alphaFeature struct {
 	// init sets the feature up when the manager is created.
 	init func(m *managerImpl)
 	// observe adds the feature's observations to a pass's.
-	observe func(m *managerImpl, logger klog.Logger, obs *signalObservations, summary *statsapi.Summary)
+	observe func(m *managerImpl, logger klog.Logger, obs *observationSet, summary *statsapi.Summary)
 	// input adds to the decision core's input.
 	input func(m *managerImpl, in *decideInput)
 	// decided sees a decision before it is carried out; true holds the
@@ -93,7 +93,7 @@ func (fs alphaFeatures) init(m *managerImpl) {
 	}
 }
 
-func (fs alphaFeatures) observe(m *managerImpl, logger klog.Logger, obs *signalObservations, summary *statsapi.Summary) {
+func (fs alphaFeatures) observe(m *managerImpl, logger klog.Logger, obs *observationSet, summary *statsapi.Summary) {
 	for _, f := range fs {
 		if f.observe != nil {
 			f.observe(m, logger, obs, summary)

@@ -53,8 +53,8 @@ type freshMemory struct {
 // memory is, and neither changes while the kubelet runs; a signal without
 // a capacity keeps its observation (or has none). Neither input is
 // modified.
-func withFreshMemory(obs *signalObservations, stats podStatsIndex, pods []*v1.Pod, fresh *freshMemory) (*signalObservations, podStatsIndex) {
-	out := &signalObservations{}
+func withFreshMemory(obs *observationSet, stats podStatsIndex, pods []*v1.Pod, fresh *freshMemory) (*observationSet, podStatsIndex) {
+	out := &observationSet{}
 	if obs != nil {
 		*out = *obs
 	}
@@ -69,7 +69,7 @@ func withFreshMemory(obs *signalObservations, stats podStatsIndex, pods []*v1.Po
 		if capacity <= 0 {
 			return
 		}
-		out.set(signal, signalObservation{available: capacity - workingSet, capacity: capacity, time: fresh.at})
+		out.set(signal, observation{available: capacity - workingSet, capacity: capacity, time: fresh.at})
 	}
 	refresh(evictionapi.SignalMemoryAvailable, fresh.node, fresh.nodeOK, fresh.capacity)
 	refresh(evictionapi.SignalAllocatableMemoryAvailable, fresh.pods, fresh.podsOK, 0)
@@ -143,7 +143,7 @@ func withFreshContainers(list []statsapi.ContainerStats, pod *v1.Pod, byID map[s
 // the fast path has fresh figures for): what wakes the fast path. Soft
 // thresholds wait out a grace period anyway and are left to the
 // monitoring loop.
-func hardMemoryThresholdMet(thresholds []evictionapi.Threshold, obs *signalObservations) bool {
+func hardMemoryThresholdMet(thresholds []evictionapi.Threshold, obs *observationSet) bool {
 	for _, t := range thresholds {
 		if !isHardEvictionThreshold(t) || !isMemorySignal(t.Signal) {
 			continue

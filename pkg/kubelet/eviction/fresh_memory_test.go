@@ -36,10 +36,10 @@ func TestWithFreshMemory(t *testing.T) {
 
 	obs, merged := withFreshMemory(last, stats, []*v1.Pod{hog, idle, fresh}, f)
 
-	if got, _ := obs.get(sigMem); got != (signalObservation{available: 1 << 30, capacity: 8 << 30, time: at}) {
+	if got, _ := obs.get(sigMem); got != (observation{available: 1 << 30, capacity: 8 << 30, time: at}) {
 		t.Errorf("memory.available = %+v, want 1Gi of 8Gi at the fresh time", got)
 	}
-	if got, _ := obs.get(sigAlloc); got != (signalObservation{available: 1 << 30, capacity: 6 << 30, time: at}) {
+	if got, _ := obs.get(sigAlloc); got != (observation{available: 1 << 30, capacity: 6 << 30, time: at}) {
 		t.Errorf("allocatableMemory.available = %+v, want 1Gi of 6Gi at the fresh time", got)
 	}
 	if got, want := mustGet(t, obs, sigNodeFs), mustGet(t, last, sigNodeFs); got != want {
@@ -92,7 +92,7 @@ func TestWithFreshMemory(t *testing.T) {
 		g := *f
 		g.capacity = 8 << 30
 		obs, _ := withFreshMemory(nil, nil, nil, &g)
-		if got := mustGet(t, obs, sigMem); got != (signalObservation{available: 1 << 30, capacity: 8 << 30, time: at}) {
+		if got := mustGet(t, obs, sigMem); got != (observation{available: 1 << 30, capacity: 8 << 30, time: at}) {
 			t.Errorf("memory.available = %+v, want 1Gi of the machine's 8Gi", got)
 		}
 		if _, ok := obs.get(sigAlloc); ok {
@@ -109,7 +109,7 @@ func TestWithFreshMemory(t *testing.T) {
 	})
 }
 
-func mustGet(t *testing.T, obs *signalObservations, s evictionapi.Signal) signalObservation {
+func mustGet(t *testing.T, obs *observationSet, s evictionapi.Signal) observation {
 	t.Helper()
 	o, ok := obs.get(s)
 	if !ok {

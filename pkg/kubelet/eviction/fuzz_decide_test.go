@@ -1,3 +1,5 @@
+//evictkit:file fuzz
+
 package eviction
 
 import (
@@ -416,7 +418,7 @@ func fzDecodeScenario(data []byte) *fzScenario {
 
 // fzObserve is a pass's observations as the manager makes them: the
 // summary's, and the PSI figures where the pass has them.
-func fzObserve(p fzPass) *signalObservations {
+func fzObserve(p fzPass) *observationSet {
 	obs := observeSummary(p.summary)
 	//evictkit:begin EvictionPSI
 	if p.psi.observed {

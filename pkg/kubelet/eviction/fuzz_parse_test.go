@@ -1,3 +1,5 @@
+//evictkit:file fuzz
+
 package eviction
 
 import (

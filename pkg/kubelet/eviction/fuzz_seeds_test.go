@@ -1,3 +1,5 @@
+//evictkit:file fuzz
+
 package eviction
 
 import (
@@ -11,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	v1 "k8s.io/api/core/v1"
 )
 
 // The named seeds of FuzzDecide (testdata/fuzz/FuzzDecide/<name>) each
@@ -67,6 +71,18 @@ func fzPaths(s *fzScenario, ins []decideInput, outs []decision) map[string]bool 
 		for _, a := range t.actionable {
 			if a.Signal == t.threshold.Signal && a.GracePeriod != t.threshold.GracePeriod {
 				paths["actionable-same-signal-two-graces"] = true
+			}
+		}
+		// The threshold relieved is below its level now, and another one
+		// that comes earlier in the signal table acts only until its
+		// minimum reclaim (ordered by the table alone, it would be first).
+		if ob, ok := in.obs.get(t.threshold.Signal); ok && signalResource(t.threshold.Signal) != v1.ResourceMemory && signalBelow(t.threshold, ob, false) {
+			at, _ := lookupSignal(t.threshold.Signal)
+			for _, a := range t.actionable[1:] {
+				pos, _ := lookupSignal(a.Signal)
+				if ob, ok := in.obs.get(a.Signal); ok && pos < at && !signalBelow(a, ob, false) {
+					paths["actionable-met-now-before-held"] = true
+				}
 			}
 		}
 		switch {
@@ -168,6 +184,7 @@ var fzDecidePromises = []string{
 	"victim-no-stats",
 	"stale-stats-no-target",
 	"actionable-same-signal-two-graces",
+	"actionable-met-now-before-held",
 	//evictkit:begin EvictionReclaimSized
 	"sized-several",
 	"sized-several-past-critical",

@@ -8,7 +8,7 @@ import (
 const maxRankedInLog = 10
 
 // logObservations logs every observed signal at verbosity 3.
-func logObservations(logger klog.Logger, what string, obs *signalObservations) {
+func logObservations(logger klog.Logger, what string, obs *observationSet) {
 	if !logger.V(3).Enabled() {
 		return
 	}

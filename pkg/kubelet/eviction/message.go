@@ -39,7 +39,7 @@ func quantityFormat(r v1.ResourceName) resource.Format {
 // thresholdEvictionMessage builds the status message and event annotations
 // of a pod evicted because threshold t on resource r was met. A pod
 // without stats gets the node part of the message and no annotations.
-func thresholdEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation, pod *v1.Pod, s *statsapi.PodStats, podLevelResources bool) (string, map[string]string) {
+func thresholdEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *observation, pod *v1.Pod, s *statsapi.PodStats, podLevelResources bool) (string, map[string]string) {
 	var b strings.Builder
 	annotations := map[string]string{}
 	b.WriteString(nodeEvictionMessage(r, t, ob))
@@ -81,7 +81,7 @@ func thresholdEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *s
 
 // nodeEvictionMessage is the part of an eviction message about the node,
 // as the threshold's signal family words it.
-func nodeEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation) string {
+func nodeEvictionMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *observation) string {
 	rule := availableRule
 	if t != nil {
 		rule = ruleOf(t.Signal)

@@ -23,14 +23,14 @@ func annotations(containers, usage, starved string) map[string]string {
 
 func TestThresholdEvictionMessage(t *testing.T) {
 	memThreshold := thresholdPtr(hard(sigMem, "100Mi"))
-	memObs := &signalObservation{available: 50 * mi, capacity: 1 << 30}
+	memObs := &observation{available: 50 * mi, capacity: 1 << 30}
 	const memNode = "The node was low on resource: memory. Threshold quantity: 100Mi, available: 50Mi. "
 
 	cases := []struct {
 		name      string
 		resource  v1.ResourceName
 		threshold *evictionapi.Threshold
-		ob        *signalObservation
+		ob        *observation
 		pod       *v1.Pod
 		stats     *statsapi.PodStats
 		podLevel  bool
@@ -100,7 +100,7 @@ func TestThresholdEvictionMessage(t *testing.T) {
 			name:      "memory: percentage threshold quantity",
 			resource:  v1.ResourceMemory,
 			threshold: thresholdPtr(hardPct(sigMem, 0.25)),
-			ob:        &signalObservation{available: 1536 * mi, capacity: 10 << 30},
+			ob:        &observation{available: 1536 * mi, capacity: 10 << 30},
 			pod:       pod("p"),
 			stats:     statsPtr(podStats("p")),
 			wantMsg:   "The node was low on resource: memory. Threshold quantity: 2560Mi, available: 1536Mi. ",
@@ -168,7 +168,7 @@ func TestThresholdEvictionMessage(t *testing.T) {
 			name:      "ephemeral storage: writable layer plus logs, both needed",
 			resource:  v1.ResourceEphemeralStorage,
 			threshold: thresholdPtr(hard(sigNodeFs, "1Gi")),
-			ob:        &signalObservation{available: 512 * mi, capacity: 100 << 30},
+			ob:        &observation{available: 512 * mi, capacity: 100 << 30},
 			pod: pod("p", withPodRequests(rl("memory", "1Gi")), withContainers(
 				container("app", rl("ephemeral-storage", "100Mi"), nil),
 				container("side", nil, nil),
@@ -191,7 +191,7 @@ func TestThresholdEvictionMessage(t *testing.T) {
 			name:      "inodes: no container part, inode available in decimal",
 			resource:  resourceInodes,
 			threshold: thresholdPtr(hardPct(sigNodeIn, 0.25)),
-			ob:        &signalObservation{available: 5000, capacity: 409600},
+			ob:        &observation{available: 5000, capacity: 409600},
 			pod:       pod("p", withMemRequest("1")),
 			stats:     statsPtr(podStats("p", withContainerStats(cStats("app", cRootfs(1<<30, 1<<20), cLogs(1<<30, 1<<20), cWorkingSet("1Gi"))))),
 			wantMsg:   "The node was low on resource: inodes. Threshold quantity: 100Ki, available: 5k. ",
@@ -201,7 +201,7 @@ func TestThresholdEvictionMessage(t *testing.T) {
 			name:      "pids: no container part, quantities in decimal",
 			resource:  resourcePids,
 			threshold: thresholdPtr(hard(sigPID, "1000")),
-			ob:        &signalObservation{available: 250, capacity: 4096},
+			ob:        &observation{available: 250, capacity: 4096},
 			pod:       pod("p"),
 			stats:     statsPtr(podStats("p", withProcesses(4000), withContainerStats(cStats("app", cWorkingSet("1Gi"))))),
 			wantMsg:   "The node was low on resource: pids. Threshold quantity: 1k, available: 250. ",

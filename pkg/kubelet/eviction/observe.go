@@ -7,8 +7,8 @@ import (
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
-// signalObservation is one signal as the Summary API reported it.
-type signalObservation struct {
+// observation is one signal as the Summary API reported it.
+type observation struct {
 	// available is how much of the resource is left.
 	available int64
 	// capacity is the resource's total.
@@ -17,24 +17,24 @@ type signalObservation struct {
 	time time.Time
 }
 
-// signalObservations holds at most one observation per supported signal,
+// observationSet holds at most one observation per supported signal,
 // indexed by signalID.
-type signalObservations struct {
+type observationSet struct {
 	seen [numSignals]bool
-	obs  [numSignals]signalObservation
+	obs  [numSignals]observation
 }
 
 // get returns the observation of a signal.
-func (o *signalObservations) get(signal evictionapi.Signal) (signalObservation, bool) {
+func (o *observationSet) get(signal evictionapi.Signal) (observation, bool) {
 	id, ok := lookupSignal(signal)
 	if !ok || !o.seen[id] {
-		return signalObservation{}, false
+		return observation{}, false
 	}
 	return o.obs[id], true
 }
 
 // set records the observation of a signal.
-func (o *signalObservations) set(signal evictionapi.Signal, ob signalObservation) {
+func (o *observationSet) set(signal evictionapi.Signal, ob observation) {
 	if id, ok := lookupSignal(signal); ok {
 		o.seen[id], o.obs[id] = true, ob
 	}
@@ -42,8 +42,8 @@ func (o *signalObservations) set(signal evictionapi.Signal, ob signalObservation
 
 // observeSummary derives every signal that summary has complete figures for.
 // Signals whose figures are missing are left unobserved.
-func observeSummary(summary *statsapi.Summary) *signalObservations {
-	out := &signalObservations{}
+func observeSummary(summary *statsapi.Summary) *observationSet {
+	out := &observationSet{}
 	if summary == nil {
 		return out
 	}
@@ -62,7 +62,7 @@ func observeSummary(summary *statsapi.Summary) *signalObservations {
 		observeFs(out, rt.ContainerFs, evictionapi.SignalContainerFsAvailable, evictionapi.SignalContainerFsInodesFree)
 	}
 	if rl := node.Rlimit; rl != nil && rl.MaxPID != nil && rl.NumOfRunningProcesses != nil {
-		out.set(evictionapi.SignalPIDAvailable, signalObservation{
+		out.set(evictionapi.SignalPIDAvailable, observation{
 			available: *rl.MaxPID - int64(*rl.NumOfRunningProcesses),
 			capacity:  *rl.MaxPID,
 			time:      rl.Time.Time,
@@ -73,11 +73,11 @@ func observeSummary(summary *statsapi.Summary) *signalObservations {
 
 // observeWorkingSet derives an "available" observation from memory stats:
 // capacity is available plus working set.
-func observeWorkingSet(m *statsapi.MemoryStats) (signalObservation, bool) {
+func observeWorkingSet(m *statsapi.MemoryStats) (observation, bool) {
 	if m == nil || m.AvailableBytes == nil || m.WorkingSetBytes == nil {
-		return signalObservation{}, false
+		return observation{}, false
 	}
-	return signalObservation{
+	return observation{
 		available: int64(*m.AvailableBytes),
 		capacity:  int64(*m.AvailableBytes + *m.WorkingSetBytes),
 		time:      m.Time.Time,
@@ -85,15 +85,15 @@ func observeWorkingSet(m *statsapi.MemoryStats) (signalObservation, bool) {
 }
 
 // observeFs records the bytes and inodes signals of one filesystem.
-func observeFs(out *signalObservations, fs *statsapi.FsStats, bytes, inodes evictionapi.Signal) {
+func observeFs(out *observationSet, fs *statsapi.FsStats, bytes, inodes evictionapi.Signal) {
 	if fs == nil {
 		return
 	}
 	if fs.AvailableBytes != nil && fs.CapacityBytes != nil {
-		out.set(bytes, signalObservation{available: int64(*fs.AvailableBytes), capacity: int64(*fs.CapacityBytes), time: fs.Time.Time})
+		out.set(bytes, observation{available: int64(*fs.AvailableBytes), capacity: int64(*fs.CapacityBytes), time: fs.Time.Time})
 	}
 	if fs.InodesFree != nil && fs.Inodes != nil {
-		out.set(inodes, signalObservation{available: int64(*fs.InodesFree), capacity: int64(*fs.Inodes), time: fs.Time.Time})
+		out.set(inodes, observation{available: int64(*fs.InodesFree), capacity: int64(*fs.Inodes), time: fs.Time.Time})
 	}
 }
 

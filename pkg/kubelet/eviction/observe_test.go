@@ -23,8 +23,8 @@ func fullSummary() *statsapi.Summary {
 	)
 }
 
-func fullObservations() map[evictionapi.Signal]signalObservation {
-	return map[evictionapi.Signal]signalObservation{
+func fullObservations() map[evictionapi.Signal]observation {
+	return map[evictionapi.Signal]observation{
 		evictionapi.SignalMemoryAvailable:            {available: 1 * oneGiB, capacity: 4 * oneGiB, time: t0},
 		evictionapi.SignalAllocatableMemoryAvailable: {available: oneGiB / 2, capacity: 2*oneGiB + oneGiB/2, time: t0.Add(time.Second)},
 		evictionapi.SignalNodeFsAvailable:            {available: 10 * oneGiB, capacity: 100 * oneGiB, time: t0.Add(2 * time.Second)},
@@ -38,7 +38,7 @@ func fullObservations() map[evictionapi.Signal]signalObservation {
 }
 
 // without returns the full observations minus some signals.
-func without(signals ...evictionapi.Signal) map[evictionapi.Signal]signalObservation {
+func without(signals ...evictionapi.Signal) map[evictionapi.Signal]observation {
 	m := fullObservations()
 	for _, s := range signals {
 		delete(m, s)
@@ -50,7 +50,7 @@ func TestObserveSummary(t *testing.T) {
 	cases := []struct {
 		name string
 		in   *statsapi.Summary
-		want map[evictionapi.Signal]signalObservation
+		want map[evictionapi.Signal]observation
 	}{
 		{name: "full summary observes every signal", in: fullSummary(), want: fullObservations()},
 		{name: "nil summary observes nothing", in: nil, want: nil},
@@ -166,8 +166,8 @@ func TestObserveSummary(t *testing.T) {
 }
 
 func TestSignalObservationsUnknownSignal(t *testing.T) {
-	o := &signalObservations{}
-	o.set("swap.available", signalObservation{available: 1})
+	o := &observationSet{}
+	o.set("swap.available", observation{available: 1})
 	if _, ok := o.get("swap.available"); ok {
 		t.Error("an unknown signal must not be recorded")
 	}

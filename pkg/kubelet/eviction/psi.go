@@ -76,14 +76,14 @@ var psiRule = &signalRule{
 	gated:    psiGated,
 	operator: opGreaterThan,
 	symbol:   ">",
-	met:      func(t evictionapi.Threshold, ob signalObservation, _ bool) bool { return psiAbove(t, ob) },
+	met:      func(t evictionapi.Threshold, ob observation, _ bool) bool { return psiAbove(t, ob) },
 	parseValue: func(s string) (evictionapi.ThresholdValue, bool, error) {
 		v, err := parsePSIThresholdValue(s)
 		return v, err == nil, err
 	},
 	settling: psiSettling,
 	values:   psiValues,
-	nodeMessage: func(_ v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation) string {
+	nodeMessage: func(_ v1.ResourceName, t *evictionapi.Threshold, ob *observation) string {
 		return psiEvictionMessage(t, ob)
 	},
 }
@@ -97,7 +97,7 @@ func psiGated() error {
 }
 
 // psiValues renders an observed stall share and a threshold's.
-func psiValues(t evictionapi.Threshold, ob signalObservation, _ v1.ResourceName) (string, string) {
+func psiValues(t evictionapi.Threshold, ob observation, _ v1.ResourceName) (string, string) {
 	observed, threshold := formatPSI(ob.available), describeThresholdValue(t.Value)
 	if t.Value.Quantity != nil {
 		threshold = formatPSI(t.Value.Quantity.MilliValue())
@@ -108,7 +108,7 @@ func psiValues(t evictionapi.Threshold, ob signalObservation, _ v1.ResourceName)
 // psiSettling reports whether a PSI threshold, observed as ob, is held
 // back since after the last PSI eviction, last being the signal at the
 // previous pass.
-func psiSettling(since time.Duration, last *signalObservation, ob signalObservation) bool {
+func psiSettling(since time.Duration, last *observation, ob observation) bool {
 	switch {
 	case since < psiSettle:
 		return true
@@ -139,7 +139,7 @@ func parsePSIThresholdValue(s string) (evictionapi.ThresholdValue, error) {
 }
 
 // psiAbove reports whether an observation is above a PSI threshold.
-func psiAbove(t evictionapi.Threshold, ob signalObservation) bool {
+func psiAbove(t evictionapi.Threshold, ob observation) bool {
 	if t.Value.Quantity == nil {
 		return false
 	}
@@ -147,8 +147,8 @@ func psiAbove(t evictionapi.Threshold, ob signalObservation) bool {
 }
 
 // psiObservation is a stall share in percent as an observation.
-func psiObservation(percent float64, at time.Time) signalObservation {
-	return signalObservation{available: int64(math.Round(percent * psiScale)), capacity: psiCapacity, time: at}
+func psiObservation(percent float64, at time.Time) observation {
+	return observation{available: int64(math.Round(percent * psiScale)), capacity: psiCapacity, time: at}
 }
 
 // formatPSI renders an observed or threshold stall share ("12.5%").
@@ -162,7 +162,7 @@ func formatPSI(milli int64) string {
 // the root cgroup has no pressure files, cAdvisor fills in zeros (seen on
 // kind nodes: a summary of 0 % while /proc/pressure/memory said 28 %); a
 // kernel that measures stall has counted some since boot.
-func observeSummaryPSI(out *signalObservations, summary *statsapi.Summary) bool {
+func observeSummaryPSI(out *observationSet, summary *statsapi.Summary) bool {
 	if summary == nil || summary.Node.Memory == nil || summary.Node.Memory.PSI == nil {
 		return false
 	}
@@ -177,7 +177,7 @@ func observeSummaryPSI(out *signalObservations, summary *statsapi.Summary) bool 
 
 // observePressureFile records the PSI signals from the contents of a
 // pressure file (/proc/pressure/memory) read at at.
-func observePressureFile(out *signalObservations, content []byte, at time.Time) error {
+func observePressureFile(out *observationSet, content []byte, at time.Time) error {
 	some, full, err := parsePressureFile(content)
 	if err != nil {
 		return err
@@ -240,7 +240,7 @@ func avg10(fields []string) (float64, error) {
 
 // psiEvictionMessage is the node part of the message of a pod evicted
 // for a PSI threshold.
-func psiEvictionMessage(t *evictionapi.Threshold, ob *signalObservation) string {
+func psiEvictionMessage(t *evictionapi.Threshold, ob *observation) string {
 	if t == nil || ob == nil || t.Value.Quantity == nil {
 		return "The node was under memory pressure. "
 	}

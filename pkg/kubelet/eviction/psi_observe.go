@@ -18,7 +18,7 @@ func readProcPressureMemory() ([]byte, error) { return os.ReadFile(procPressureM
 // where it has them, from the pressure file otherwise. A failure is
 // logged and leaves them unobserved (their thresholds then count as not
 // met, as for any signal without figures).
-func (m *managerImpl) observePSI(logger klog.Logger, obs *signalObservations, summary *statsapi.Summary) {
+func (m *managerImpl) observePSI(logger klog.Logger, obs *observationSet, summary *statsapi.Summary) {
 	if observeSummaryPSI(obs, summary) {
 		return
 	}

@@ -54,7 +54,7 @@ type sizing struct {
 // past the threshold plus its minimum reclaim; zero or less when it has.
 // It is exact: a threshold near the int64 limit with a minimum reclaim on
 // top goes past it.
-func shortfall(t evictionapi.Threshold, ob signalObservation) *resource.Quantity {
+func shortfall(t evictionapi.Threshold, ob observation) *resource.Quantity {
 	s := thresholdLevel(t, ob.capacity, true)
 	s.Sub(*resource.NewQuantity(ob.available, resource.BinarySI))
 	return s
@@ -65,7 +65,7 @@ func shortfall(t evictionapi.Threshold, ob signalObservation) *resource.Quantity
 // shortfall of ob against t, and how it decided. When no prefix covers it,
 // the length is fallback (bounded by len(usage)). The sums are exact; the
 // sizing keeps them clamped to int64 for the logs.
-func sizeVictims(t evictionapi.Threshold, ob signalObservation, usage []int64, fallback int) (int, sizing) {
+func sizeVictims(t evictionapi.Threshold, ob observation, usage []int64, fallback int) (int, sizing) {
 	short := shortfall(t, ob)
 	s := sizing{shortfall: clampedValue(short)}
 	sum := resource.NewQuantity(0, resource.BinarySI)
@@ -98,7 +98,7 @@ func clampedValue(q *resource.Quantity) int64 {
 // sizeTarget returns the target's victims among the evictable ranked pods
 // (indices into target.ranked, in rank order) for the observation ob, and
 // records how it sized them.
-func sizeTarget(in *decideInput, target *reclaimTarget, evictable []int, ob signalObservation) []victim {
+func sizeTarget(in *decideInput, target *reclaimTarget, evictable []int, ob observation) []victim {
 	usage := make([]int64, len(evictable))
 	for k, i := range evictable {
 		usage[k] = target.ranked[i].usage
@@ -116,7 +116,7 @@ func sizeTarget(in *decideInput, target *reclaimTarget, evictable []int, ob sign
 // (after node-level reclaim freed some of the resource) still calls for.
 // It never adds victims: if the shortfall grew, the selection stays and
 // the next pass looks again.
-func (target *reclaimTarget) resize(ob signalObservation) {
+func (target *reclaimTarget) resize(ob observation) {
 	if target.sizing == nil || !target.sizing.covered {
 		return
 	}

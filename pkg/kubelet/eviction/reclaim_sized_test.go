@@ -16,13 +16,13 @@ import (
 func TestSizeVictims(t *testing.T) {
 	thr := hard(sigMem, "1Gi")
 	withMin := minReclaim(thr, "512Mi")
-	at := func(available int64) signalObservation {
-		return signalObservation{available: available, capacity: 8 << 30}
+	at := func(available int64) observation {
+		return observation{available: available, capacity: 8 << 30}
 	}
 	cases := []struct {
 		name     string
 		t        evictionapi.Threshold
-		ob       signalObservation
+		ob       observation
 		usage    []int64
 		fallback int
 		want     int
@@ -140,7 +140,7 @@ func TestReclaimTargetResize(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := decide(sizedInput(tc.available, pods, stats...))
-			d.target.resize(signalObservation{available: tc.after, capacity: 8 << 30})
+			d.target.resize(observation{available: tc.after, capacity: 8 << 30})
 			if got := victimNames(d.target.victims); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("victims after resize %v, want %v", got, tc.want)
 			}
@@ -148,7 +148,7 @@ func TestReclaimTargetResize(t *testing.T) {
 	}
 	t.Run("gate off: no change", func(t *testing.T) {
 		d := decide(memoryInput(0, pods, stats...))
-		d.target.resize(signalObservation{available: 2 << 30, capacity: 8 << 30})
+		d.target.resize(observation{available: 2 << 30, capacity: 8 << 30})
 		if got := victimNames(d.target.victims); !reflect.DeepEqual(got, []string{"a"}) {
 			t.Errorf("victims %v, want [a]", got)
 		}

@@ -1,3 +1,5 @@
+//evictkit:file fuzz
+
 package eviction
 
 import (
@@ -526,10 +528,22 @@ func (m *refModel) pass(now time.Time, obs map[evictionapi.Signal]refObservation
 	if len(actionable) == 0 || storageEvicted {
 		return out
 	}
-	// Memory first, then the fixed signal order; hard before soft,
-	// shorter grace first; then configuration order.
+	// Memory first; then, among the rest, a threshold below its level now
+	// before one still acting only until its minimum reclaim; then the
+	// fixed signal order; hard before soft, shorter grace first; then
+	// configuration order.
+	belowNow := func(i int) bool {
+		t := m.thresholds[i]
+		return refSignals[t.Signal].class == refMemory || refMet(t, obs[t.Signal], false)
+	}
 	sort.SliceStable(actionable, func(a, b int) bool {
 		ta, tb := m.thresholds[actionable[a]], m.thresholds[actionable[b]]
+		if ca, cb := refSignals[ta.Signal].class == refMemory, refSignals[tb.Signal].class == refMemory; ca != cb {
+			return ca
+		}
+		if na, nb := belowNow(actionable[a]), belowNow(actionable[b]); na != nb {
+			return na
+		}
 		if oa, ob := refSignals[ta.Signal].order, refSignals[tb.Signal].order; oa != ob {
 			return oa < ob
 		}

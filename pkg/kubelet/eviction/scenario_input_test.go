@@ -151,9 +151,9 @@ func (s *scenario) decideInput(prev *decisionState) *decideInput {
 		fresh := newDecisionState(len(s.thresholds))
 		prev = &fresh
 	}
-	obs := &signalObservations{}
+	obs := &observationSet{}
 	for _, o := range s.observed {
-		obs.set(o.signal, signalObservation{available: o.available, capacity: o.capacity, time: o.at(s.now)})
+		obs.set(o.signal, observation{available: o.available, capacity: o.capacity, time: o.at(s.now)})
 	}
 	return &decideInput{
 		thresholds:               s.thresholds,

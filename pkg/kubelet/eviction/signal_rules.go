@@ -26,7 +26,7 @@ type signalRule struct {
 	symbol   string
 	// met reports whether an observation meets a threshold of the family
 	// (with reclaim set, counting its minimum reclaim).
-	met func(t evictionapi.Threshold, ob signalObservation, reclaim bool) bool
+	met func(t evictionapi.Threshold, ob observation, reclaim bool) bool
 	// parseValue parses a threshold's value; use false leaves the
 	// threshold out.
 	parseValue func(s string) (v evictionapi.ThresholdValue, use bool, err error)
@@ -39,12 +39,12 @@ type signalRule struct {
 	// after a pass evicted for the family: it is given the time since,
 	// the signal's observation at the previous pass (nil without one) and
 	// now.
-	settling func(since time.Duration, last *signalObservation, ob signalObservation) bool
+	settling func(since time.Duration, last *observation, ob observation) bool
 	// values renders a threshold's level and an observation for
 	// explanations.
-	values func(t evictionapi.Threshold, ob signalObservation, r v1.ResourceName) (observed, threshold string)
+	values func(t evictionapi.Threshold, ob observation, r v1.ResourceName) (observed, threshold string)
 	// nodeMessage is the node part of an evicted pod's message.
-	nodeMessage func(r v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation) string
+	nodeMessage func(r v1.ResourceName, t *evictionapi.Threshold, ob *observation) string
 }
 
 // availableRule is the rule of upstream's signals: an amount left (bytes,
@@ -71,19 +71,19 @@ func ruleOf(signal evictionapi.Signal) *signalRule {
 
 // below reports whether an amount left is below a threshold's level
 // (with reclaim set, plus its minimum reclaim).
-func below(t evictionapi.Threshold, ob signalObservation, reclaim bool) bool {
+func below(t evictionapi.Threshold, ob observation, reclaim bool) bool {
 	return thresholdLevel(t, ob.capacity, reclaim).CmpInt64(ob.available) > 0
 }
 
 // availableValues renders an amount left and the threshold's level.
-func availableValues(t evictionapi.Threshold, ob signalObservation, r v1.ResourceName) (string, string) {
+func availableValues(t evictionapi.Threshold, ob observation, r v1.ResourceName) (string, string) {
 	return resource.NewQuantity(ob.available, quantityFormat(r)).String(), thresholdLevel(t, ob.capacity, false).String()
 }
 
 // lowOnResourceMessage is upstream's node part of an eviction message:
 // what the node was short of, and the threshold and observation when
 // known.
-func lowOnResourceMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *signalObservation) string {
+func lowOnResourceMessage(r v1.ResourceName, t *evictionapi.Threshold, ob *observation) string {
 	msg := fmt.Sprintf("The node was low on resource: %v. ", r)
 	if t != nil && ob != nil {
 		level := thresholdLevel(*t, ob.capacity, false)

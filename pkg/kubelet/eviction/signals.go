@@ -21,11 +21,10 @@ type signalInfo struct {
 	rule      *signalRule
 }
 
-// signalTable lists every supported signal. Its order is the reclaim order
-// used when several thresholds are actionable in the same pass: upstream
-// puts memory signals first and otherwise leaves the order to map iteration;
-// this package fixes it to this table's order, which is one of upstream's
-// possible outcomes.
+// signalTable lists every supported signal. Its order breaks ties in the
+// reclaim order when several thresholds are actionable in the same pass
+// (see sortByReclaimOrder): upstream leaves that order to map iteration,
+// and this table's order is one of its possible outcomes.
 var signalTable = [...]signalInfo{
 	{evictionapi.SignalMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure, availableRule},
 	{evictionapi.SignalAllocatableMemoryAvailable, v1.ResourceMemory, v1.NodeMemoryPressure, availableRule},

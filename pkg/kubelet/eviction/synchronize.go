@@ -69,7 +69,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 
 // decideInput is the decision core's input for this pass's observations,
 // pods and stats at now, with the manager's configuration and state.
-func (m *managerImpl) decideInput(obs *signalObservations, pods []*v1.Pod, stats podStatsIndex, now time.Time) *decideInput {
+func (m *managerImpl) decideInput(obs *observationSet, pods []*v1.Pod, stats podStatsIndex, now time.Time) *decideInput {
 	in := &decideInput{
 		thresholds:               m.config.Thresholds,
 		prev:                     &m.state,
@@ -160,7 +160,7 @@ func (m *managerImpl) evictForLocalStorage(logger klog.Logger, violations []stor
 
 // relieve tries node-level reclaim for the target and, when that is not
 // enough, evicts the chosen victims.
-func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods []*v1.Pod, obs *signalObservations) []*v1.Pod {
+func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods []*v1.Pod, obs *observationSet) []*v1.Pod {
 	logger := klog.FromContext(ctx)
 	logger.Info("Eviction manager: attempting to reclaim", "resourceName", target.resource)
 	m.recorder.Eventf(m.nodeRef, v1.EventTypeWarning, "EvictionThresholdMet", "Attempting to reclaim %s", target.resource)
@@ -211,7 +211,7 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 // reclaimNodeLevel runs the target's node-level reclaim steps and returns
 // the observations made after them; ok is false when the stats cannot be
 // had.
-func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarget) (*signalObservations, bool) {
+func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarget) (*observationSet, bool) {
 	logger := klog.FromContext(ctx)
 	for _, step := range target.steps {
 		var err error
