@@ -134,8 +134,10 @@ apply_series() {
 # each_patch_builds DIR: the tree after each patch of the series applied
 # in DIR passes go vet on the eviction package, pkg/features and every
 # other package whose Go files the patch changes (a patch that only builds
-# with a later one cannot be reviewed or bisected). Built as the kubelet
-# is (static, -trimpath), so the kubelet build's cache serves.
+# with a later one cannot be reviewed or bisected), and the eviction
+# package's tests as they are at that commit pass in the tree, upstream's
+# own included where the commit keeps them. Built as the kubelet is
+# (static, -trimpath), so the kubelet build's cache serves.
 each_patch_builds() {
 	local dir="$1" commit subject
 	local -a pkgs
@@ -146,7 +148,16 @@ each_patch_builds() {
 			grep -v -e '^pkg/kubelet/eviction/' -e '^pkg/features/' | xargs -r -n1 dirname | sort -u | sed 's#^#./#')
 		(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go vet -trimpath ./pkg/kubelet/eviction/... ./pkg/features/ "${pkgs[@]}") ||
 			die "the tree does not build after patch: ${subject}" "fix the code of that patch's feature, then: make patches"
-		note "builds after: ${subject}"
+		if git -C "${dir}" diff --quiet "${commit}^" "${commit}" -- pkg/kubelet/eviction; then
+			note "builds after: ${subject}"
+			continue
+		fi
+		(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go test -trimpath -count=1 ./pkg/kubelet/eviction/ >"${dir}.test.log" 2>&1) || {
+			grep -E -- '^(--- FAIL|FAIL|panic)|_test\.go:[0-9]+:' "${dir}.test.log" | head -n 20 >&2 || true
+			die "the eviction package's tests fail in the tree after patch: ${subject}" "fix them, then: make patches"
+		}
+		note "builds, and the package's tests pass, after: ${subject} ($(grep -o '[0-9.]*s$' "${dir}.test.log" | tail -n 1))"
+		rm -f "${dir}.test.log"
 	done < <(git -C "${dir}" rev-list --reverse "${base}..HEAD")
 }
 
@@ -168,7 +179,7 @@ verify() {
 	step "verify-patches: applying the series to ${K8S_VERSION} with git am"
 	apply_series "${work}/applied"
 	each_patch_builds "${work}/applied"
-	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, messages and added lines checked, apply cleanly, each builds)"
+	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, messages and added lines checked, apply cleanly, each builds and passes the package's tests)"
 }
 
 case "${1:-}" in

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # stage-tests.sh: the eviction package's tests at every stage of the patch
-# series. For the stage of each patch that changes the package (no alpha
-# feature, then one more feature of features_in_order at a time), the
+# series. For the stage of each patch that changes the package (the core
+# beside upstream's code, then one more feature of features_in_order at a
+# time: the manager on the core, the fuzz targets, each alpha gate), the
 # package is cut to those features exactly as the patch generator cuts it
 # (scripts/patchset/package.sh) into a scratch directory of evictkit's
 # module, and go test runs there. This proves each commit's own tests
@@ -22,10 +23,18 @@ cleanup() { rm -rf "${scratch}"; }
 trap cleanup EXIT
 
 # stage DIR FEATURE: the package as of FEATURE (none when empty) in DIR.
+# At the base the core sits beside upstream's code, copied from the module
+# cache; upstream's tests are left out here (they need modules evictkit's
+# module does not require) and run in the tree in make verify-patches.
 stage() {
-	local enabled_features
+	local enabled_features up
 	enabled_features="$(features_through "$2")"
 	rm -rf "$1" && mkdir -p "$1"
+	if [[ " ${enabled_features} " != *" wired "* ]]; then
+		up="$(cd "${root}" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/pkg/kubelet/eviction"
+		find "${up}" -maxdepth 1 -name '*.go' ! -name '*_test.go' -exec cp {} "$1/" \;
+		chmod u+w "$1"/*.go
+	fi
 	cut_package "$1"
 }
 
@@ -43,8 +52,8 @@ stage_parity() {
 
 failed=()
 for feature in "" "${features_in_order[@]}"; do
-	name="${feature:-no alpha feature}"
-	step "stage-tests: the package with ${name}$([[ -z "${feature}" ]] || echo " (and the features before it)")"
+	name="${feature:-the core beside upstream}"
+	step "stage-tests: the package at ${name}$([[ -z "${feature}" ]] || echo " (and the features before it)")"
 	stage "${scratch}/eviction" "${feature}"
 	start=${SECONDS}
 	if (cd "${root}" && go test -count=1 ${RUN:+-run "${RUN}"} ./_output/stage-tests/eviction/ >"${scratch}.log" 2>&1); then
@@ -56,7 +65,10 @@ for feature in "" "${features_in_order[@]}"; do
 	[[ "${PARITY:-1}" != 0 ]] || continue
 	stage_parity "${scratch}/parity"
 	start=${SECONDS}
-	if (cd "${root}" && go test -count=1 -v -run '^TestParityShort$' ./_output/stage-tests/parity/ >"${scratch}.log" 2>&1); then
+	# At the base the manager is upstream's own, as order-dependent as upstream.
+	base_stage=()
+	[[ -n "${feature}" ]] || base_stage=(-args -base-stage)
+	if (cd "${root}" && go test -count=1 -v -run '^TestParityShort$' ./_output/stage-tests/parity/ "${base_stage[@]}" >"${scratch}.log" 2>&1); then
 		note "$(grep -o 'parity: .*' "${scratch}.log" | tail -n 1) ($((SECONDS - start)) s)"
 	else
 		grep -E -- '^(--- FAIL|FAIL|panic)|parity: |_test\.go:[0-9]+:' "${scratch}.log" | head -n 20 >&2 || true

@@ -16,6 +16,9 @@ type subject struct {
 	name  string
 	parse func(c ThresholdConfig) ([]evictionapi.Threshold, error)
 	start func(ctx context.Context, h *harness, thresholds []evictionapi.Threshold) instance
+	// orderDependent: the subject may, like upstream, decide differently
+	// for another order of the active pods, so that is not a difference.
+	orderDependent bool
 }
 
 // instance is a started manager.

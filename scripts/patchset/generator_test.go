@@ -192,10 +192,10 @@ func TestStripScenarioFeature(t *testing.T) {
 func TestFeaturesThrough(t *testing.T) {
 	for _, tc := range []struct{ feature, want, wantErr string }{
 		{feature: "", want: ""},
-		{feature: "fuzz", want: "fuzz\n"},
-		{feature: "EvictionReclaimSized", want: "fuzz EvictionReclaimSized\n"},
-		{feature: "EvictionExplain", want: "fuzz EvictionReclaimSized EvictionFastPath EvictionExplain\n"},
-		{feature: "EvictionExplian", wantErr: "unknown feature EvictionExplian (known, in order: fuzz EvictionReclaimSized"},
+		{feature: "wired", want: "wired\n"},
+		{feature: "EvictionReclaimSized", want: "wired fuzz EvictionReclaimSized\n"},
+		{feature: "EvictionExplain", want: "wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain\n"},
+		{feature: "EvictionExplian", wantErr: "unknown feature EvictionExplian (known, in order: wired fuzz EvictionReclaimSized"},
 	} {
 		out, errOut, ok := generator(t, root(t), t.TempDir(), `features_through "$1"`, tc.feature)
 		switch {
@@ -207,28 +207,112 @@ func TestFeaturesThrough(t *testing.T) {
 	}
 }
 
-// TestCutPackageData: test data that is not Go or a scenario file goes
-// with the feature data_features gives its path, and only then.
-func TestCutPackageData(t *testing.T) {
-	evictkit := t.TempDir()
-	for path, text := range map[string]string{
-		"scripts/lib/versions.sh":                            "K8S_VERSION=v1.37.2\n",
-		"pkg/kubelet/eviction/a.go":                          "package eviction\n",
-		"pkg/kubelet/eviction/testdata/fuzz/FuzzX/seed":      "go test fuzz v1\n",
-		"pkg/kubelet/eviction/testdata/golden/fuzzy-but-not": "base\n",
-	} {
-		if err := os.MkdirAll(filepath.Join(evictkit, filepath.Dir(path)), 0o755); err != nil {
+// fixtureRepo writes files (path: text) into a new git repository, all
+// committed, and returns its directory.
+func fixtureRepo(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for path, text := range files {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(path)), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(evictkit, path), []byte(text), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, path), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture"}} {
-		if out, err := exec.Command("git", append([]string{"-C", evictkit}, args...)...).CombinedOutput(); err != nil {
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
 	}
+	return dir
+}
+
+// files lists the files under dir, relative to it, in lexical order.
+func files(t *testing.T, dir string) []string {
+	t.Helper()
+	var got []string
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".git" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			rel, _ := filepath.Rel(dir, p)
+			got = append(got, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestCopyPackageBaseAndWired: at the base the core goes beside upstream's
+// files; from wired on the package replaces them, api/ always staying.
+func TestCopyPackageBaseAndWired(t *testing.T) {
+	evictkit := fixtureRepo(t, map[string]string{
+		"scripts/lib/versions.sh":            "K8S_VERSION=v1.37.2\n",
+		"pkg/kubelet/eviction/core.go":       "package eviction\n",
+		"pkg/kubelet/eviction/manager.go":    "//evictkit:file wired\n\npackage eviction\n",
+		"pkg/kubelet/eviction/doc.go":        "//evictkit:file wired\n\n// Package eviction is ours.\npackage eviction\n",
+		"pkg/kubelet/eviction/api/ignore.go": "package api\n",
+	})
+	upstream := map[string]string{
+		"pkg/kubelet/eviction/helpers.go":   "package eviction\n",
+		"pkg/kubelet/eviction/doc.go":       "// Package eviction is upstream's.\npackage eviction\n",
+		"pkg/kubelet/eviction/api/types.go": "package api\n",
+	}
+	for _, tc := range []struct {
+		feature string
+		want    []string
+	}{
+		{feature: "", want: []string{"pkg/kubelet/eviction/api/types.go", "pkg/kubelet/eviction/core.go", "pkg/kubelet/eviction/doc.go", "pkg/kubelet/eviction/helpers.go"}},
+		{feature: "wired", want: []string{"pkg/kubelet/eviction/api/types.go", "pkg/kubelet/eviction/core.go", "pkg/kubelet/eviction/doc.go", "pkg/kubelet/eviction/manager.go"}},
+	} {
+		tree := fixtureRepo(t, upstream)
+		if _, errOut, ok := generator(t, evictkit, tree, `copy_package ${1:+"$1"}`, tc.feature); !ok {
+			t.Fatalf("copy_package %q: %s", tc.feature, errOut)
+		}
+		if got := files(t, tree); strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("copy_package %q: %v, want %v", tc.feature, got, tc.want)
+		}
+		doc, err := os.ReadFile(filepath.Join(tree, "pkg/kubelet/eviction/doc.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if upstreamDoc := strings.Contains(string(doc), "upstream's."); upstreamDoc != (tc.feature == "") {
+			t.Errorf("copy_package %q: doc.go is %q, want upstream's only at the base", tc.feature, doc)
+		}
+	}
+}
+
+// TestCopyPackageBaseRefusesToReplace: at the base a file of ours with an
+// upstream file's name would silently replace it.
+func TestCopyPackageBaseRefusesToReplace(t *testing.T) {
+	evictkit := fixtureRepo(t, map[string]string{
+		"scripts/lib/versions.sh":         "K8S_VERSION=v1.37.2\n",
+		"pkg/kubelet/eviction/helpers.go": "package eviction\n\nfunc ours() {}\n",
+	})
+	tree := fixtureRepo(t, map[string]string{"pkg/kubelet/eviction/helpers.go": "package eviction\n"})
+	_, errOut, ok := generator(t, evictkit, tree, `copy_package`)
+	if ok || !strings.Contains(errOut, "would replace upstream's files") || !strings.Contains(errOut, "helpers.go") {
+		t.Errorf("ok=%v error %q, want a refusal naming helpers.go", ok, errOut)
+	}
+}
+
+// TestCutPackageData: test data that is not Go or a scenario file goes
+// with the feature data_features gives its path, and only then.
+func TestCutPackageData(t *testing.T) {
+	evictkit := fixtureRepo(t, map[string]string{
+		"scripts/lib/versions.sh":                            "K8S_VERSION=v1.37.2\n",
+		"pkg/kubelet/eviction/a.go":                          "package eviction\n",
+		"pkg/kubelet/eviction/testdata/fuzz/FuzzX/seed":      "go test fuzz v1\n",
+		"pkg/kubelet/eviction/testdata/golden/fuzzy-but-not": "base\n",
+	})
 	for _, tc := range []struct {
 		features string
 		want     []string
@@ -241,14 +325,7 @@ func TestCutPackageData(t *testing.T) {
 		if !ok {
 			t.Fatalf("features %q: cut_package failed: %s", tc.features, errOut)
 		}
-		var got []string
-		_ = filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				rel, _ := filepath.Rel(dest, p)
-				got = append(got, rel)
-			}
-			return nil
-		})
+		got := files(t, dest)
 		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
 			t.Errorf("features %q: cut %v, want %v", tc.features, got, tc.want)
 		}

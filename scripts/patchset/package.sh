@@ -1,10 +1,12 @@
 # Sourced by the patch definitions: copies evictkit's eviction package into
 # the kubernetes tree with the features a patch has reached.
 #
-# copy_package [FEATURE] replaces pkg/kubelet/eviction (all but the api/
-# sub-package) with evictkit's package as of FEATURE: the features of
-# features_in_order up to and including it (none without FEATURE). Code
-# that belongs to a feature carries markers, removed on the way:
+# copy_package [FEATURE] puts evictkit's package as of FEATURE into
+# pkg/kubelet/eviction: the features of features_in_order up to and
+# including it (none without FEATURE). Once wired is reached it replaces
+# the package (all but the api/ sub-package); before, at the base, it adds
+# the decision core beside upstream's files. Code that belongs to a
+# feature carries markers, removed on the way:
 #
 #   //evictkit:file FEATURE     first line: the whole file is FEATURE's
 #                               (# evictkit:file FEATURE in a scenario file)
@@ -12,8 +14,9 @@
 #   //evictkit:end FEATURE      ... up to here (blocks do not nest)
 #
 # A feature not reached is left out: its files are not copied and its
-# blocks are cut. So patch 0002 is the package at upstream parity and
-# each later patch adds one feature's code to it. A marker that is not
+# blocks are cut. So patch 0002 adds the core beside upstream's code,
+# patch 0003 puts the manager on it (upstream's behaviour, with the fixed
+# rules of the README) and each later patch adds one feature's code. A marker that is not
 # exactly one of these (a space after //, an unknown feature, a block
 # left open) is an error, never a comment.
 : "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
@@ -23,9 +26,13 @@ K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
 
 # The features, in the order the series adds them: the one list that the
 # patch definitions, the marker checks and the stage tests go by. A feature
-# is a commit's share of the package after the base: fuzz (the fuzz
-# targets, their reference model and corpora), then the alpha gates.
-features_in_order=(fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier)
+# is a commit's share of the package after the base (the decision core,
+# added beside upstream's files): wired (the manager on the core, in place
+# of upstream's files), fuzz (the fuzz targets, their reference model and
+# corpora), then the alpha gates. Before wired, the core uses upstream's
+# definitions of the few names both packages define alike (isHardEviction-
+# Threshold, resourcePids, ...): ours are in blocks marked wired.
+features_in_order=(wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier)
 
 # Test data that is neither Go nor a scenario file carries no marker: it
 # belongs to the feature of the first PREFIX:FEATURE here that its path
@@ -161,6 +168,8 @@ cut_package() {
 		sed 's#^pkg/kubelet/eviction/##')
 }
 
+# copy_package [FEATURE]: see the top of this file. At the base a file of
+# ours with the name of one of upstream's is an error.
 copy_package() {
 	[[ $# -le 1 ]] || { echo "copy_package: at most one feature, the last one the patch reaches (got: $*)" >&2; return 1; }
 	local enabled_features
@@ -176,11 +185,27 @@ copy_package() {
 		return 1
 	fi
 
-	# Remove every upstream file of the package itself; api/ stays upstream's.
-	find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec git rm -r -q --cached --ignore-unmatch {} +
-	find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec rm -rf {} +
-
-	cut_package "${dest}" || return 1
+	if [[ " ${enabled_features} " == *" wired "* ]]; then
+		# Remove every upstream file of the package itself; api/ stays upstream's.
+		find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec git rm -r -q --cached --ignore-unmatch {} +
+		find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec rm -rf {} +
+		cut_package "${dest}" || return 1
+	else
+		# The base: the core goes beside upstream's files, replacing none.
+		local cut f clash=()
+		cut="$(mktemp -d)"
+		cut_package "${cut}" || { rm -rf "${cut}"; return 1; }
+		while IFS= read -r f; do
+			[[ ! -e "${dest}/${f}" ]] || clash+=("${f}")
+		done < <(cd "${cut}" && find . -type f | sed 's#^\./##' | sort)
+		if [[ ${#clash[@]} -gt 0 ]]; then
+			echo "copy_package: at the base these would replace upstream's files (mark them //evictkit:file wired): ${clash[*]}" >&2
+			rm -rf "${cut}"
+			return 1
+		fi
+		cp -r "${cut}/." "${dest}/"
+		rm -rf "${cut}"
+	fi
 
 	# Our module path becomes upstream's, should the package ever import a
 	# sub-package of its own.

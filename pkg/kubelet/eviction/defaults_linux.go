@@ -1,3 +1,5 @@
+//evictkit:file wired
+
 package eviction
 
 // DefaultEvictionHard holds the hard eviction thresholds a kubelet uses when

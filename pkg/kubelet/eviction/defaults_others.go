@@ -1,3 +1,4 @@
+//evictkit:file wired
 //go:build !linux && !windows
 
 package eviction

@@ -1,3 +1,5 @@
+//evictkit:file wired
+
 // Package eviction is the kubelet's node-pressure eviction manager.
 //
 // The package is split in two layers:

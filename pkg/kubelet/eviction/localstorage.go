@@ -11,12 +11,16 @@ import (
 	kubelettypes "k8s.io/kubernetes/pkg/kubelet/types"
 )
 
+//evictkit:begin wired
+
 // Metric labels for evictions caused by local storage limits.
 const (
 	signalEmptyDirFsLimit           = "emptydirfs.limit"
 	signalEphemeralPodFsLimit       = "ephemeralpodfs.limit"
 	signalEphemeralContainerFsLimit = "ephemeralcontainerfs.limit"
 )
+
+//evictkit:end wired
 
 // storageViolation is a pod that went over one of its local storage limits.
 type storageViolation struct {

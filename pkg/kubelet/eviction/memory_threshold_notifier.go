@@ -1,3 +1,5 @@
+//evictkit:file wired
+
 package eviction
 
 import evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"

@@ -11,6 +11,8 @@ import (
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
+//evictkit:begin wired
+
 // Reason is the pod status reason, and the event reason, of an eviction.
 const Reason = "Evicted"
 
@@ -27,6 +29,8 @@ const (
 	// OffendingPodUsageKey is that pod's usage.
 	OffendingPodUsageKey = "offending_pod_usage"
 )
+
+//evictkit:end wired
 
 // quantityFormat is how figures of a resource are printed.
 func quantityFormat(r v1.ResourceName) resource.Format {

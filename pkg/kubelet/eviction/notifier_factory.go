@@ -1,3 +1,5 @@
+//evictkit:file wired
+
 package eviction
 
 import (

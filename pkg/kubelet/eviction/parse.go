@@ -1,10 +1,10 @@
+//evictkit:file wired
+
 package eviction
 
 import (
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -140,48 +140,6 @@ func parseThresholdMap(setting string, m map[string]string) ([]evictionapi.Thres
 		})
 	}
 	return out, nil
-}
-
-// parseThresholdValue parses a quantity or a percentage. "0%" and "100%"
-// disable the signal (use is false).
-func parseThresholdValue(s string) (v evictionapi.ThresholdValue, use bool, err error) {
-	if strings.HasSuffix(s, "%") {
-		if s == "0%" || s == "100%" {
-			return v, false, nil
-		}
-		p, err := parsePercent(s)
-		if err != nil {
-			return v, false, err
-		}
-		if p < 0 {
-			return v, false, fmt.Errorf("percentage must be >= 0%%")
-		}
-		if p > 1 {
-			return v, false, fmt.Errorf("percentage must be <= 100%%")
-		}
-		return evictionapi.ThresholdValue{Percentage: p}, true, nil
-	}
-	q, err := resource.ParseQuantity(s)
-	if err != nil {
-		return v, false, err
-	}
-	if q.Sign() <= 0 {
-		return v, false, fmt.Errorf("quantity must be positive")
-	}
-	return evictionapi.ThresholdValue{Quantity: &q}, true, nil
-}
-
-// parsePercent parses "12.5%" into 0.125. Like upstream, every trailing
-// "%" is dropped, so "10%%" reads as 10%; unlike upstream, NaN is an error.
-func parsePercent(s string) (float32, error) {
-	f, err := strconv.ParseFloat(strings.TrimRight(s, "%"), 32)
-	if err != nil {
-		return 0, fmt.Errorf("not a percentage: %w", err)
-	}
-	if math.IsNaN(f) {
-		return 0, fmt.Errorf("not a percentage: NaN")
-	}
-	return float32(f) / 100, nil
 }
 
 // parseGracePeriodMap parses evictionSoftGracePeriod.

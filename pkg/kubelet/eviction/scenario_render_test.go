@@ -85,11 +85,11 @@ func renderDecision(in *decideInput, d *decision) string {
 	for _, s := range tg.steps {
 		steps = append(steps, s.String())
 	}
-	fmt.Fprintf(&b, "target: %s, starving %s, node reclaim: %s\n", formatThreshold(tg.threshold), tg.resource, orNone(strings.Join(steps, ", ")))
+	fmt.Fprintf(&b, "target: %s, starving %s, node reclaim: %s\n", renderThreshold(tg.threshold), tg.resource, orNone(strings.Join(steps, ", ")))
 	if len(tg.actionable) > 1 {
 		var also []string
 		for _, t := range tg.actionable[1:] {
-			also = append(also, formatThreshold(t))
+			also = append(also, renderThreshold(t))
 		}
 		fmt.Fprintf(&b, "also actionable: %s\n", strings.Join(also, ", "))
 	}
@@ -137,7 +137,7 @@ func renderEvaluation(thresholds []evictionapi.Threshold, ev *evaluation) string
 	renderStates(&b, thresholds, ev.conditions, &ev.next)
 	actionable := make([]string, 0, len(ev.actionable))
 	for _, i := range ev.actionable {
-		actionable = append(actionable, formatThreshold(thresholds[i]))
+		actionable = append(actionable, renderThreshold(thresholds[i]))
 	}
 	fmt.Fprintf(&b, "actionable: %s\n", orNone(strings.Join(actionable, ", ")))
 	return b.String()
@@ -159,7 +159,7 @@ func renderStates(b *strings.Builder, thresholds []evictionapi.Threshold, condit
 		if i < len(next.acting) && next.acting[i] {
 			state += ", acting"
 		}
-		fmt.Fprintf(b, "threshold %s: %s\n", formatThreshold(t), state)
+		fmt.Fprintf(b, "threshold %s: %s\n", renderThreshold(t), state)
 	}
 }
 
@@ -170,9 +170,9 @@ func orNone(s string) string {
 	return s
 }
 
-// formatThreshold writes a threshold the way kubelet flags spell it, with
+// renderThreshold writes a threshold the way kubelet flags spell it, with
 // its grace period and minimum reclaim when set.
-func formatThreshold(t evictionapi.Threshold) string {
+func renderThreshold(t evictionapi.Threshold) string {
 	if t.Operator == "" {
 		return string(t.Signal) + " (no operator)"
 	}

@@ -5,6 +5,8 @@ import (
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
+//evictkit:begin wired
+
 // Resources the manager reclaims that are not v1 resource names of their own.
 const (
 	// resourceInodes counts inodes on a local filesystem.
@@ -12,6 +14,8 @@ const (
 	// resourcePids counts process IDs.
 	resourcePids v1.ResourceName = "pids"
 )
+
+//evictkit:end wired
 
 // signalInfo is what the manager knows about one eviction signal.
 type signalInfo struct {
@@ -62,11 +66,15 @@ func lookupSignal(signal evictionapi.Signal) (signalID, bool) {
 	return id, ok
 }
 
+//evictkit:begin wired
+
 // validSignal reports whether the manager supports signal.
 func validSignal(signal evictionapi.Signal) bool {
 	_, ok := signalIDs[signal]
 	return ok
 }
+
+//evictkit:end wired
 
 // signalResource returns the resource reclaimed for a signal, or "" when
 // the signal is unknown.
@@ -95,6 +103,8 @@ func conditionIndex(c v1.NodeConditionType) int {
 	return -1
 }
 
+//evictkit:begin wired
+
 // hasNodeCondition reports whether list contains c.
 func hasNodeCondition(list []v1.NodeConditionType, c v1.NodeConditionType) bool {
 	for _, have := range list {
@@ -104,3 +114,5 @@ func hasNodeCondition(list []v1.NodeConditionType, c v1.NodeConditionType) bool 
 	}
 	return false
 }
+
+//evictkit:end wired
