@@ -30,7 +30,7 @@ stage() {
 	local enabled_features up
 	enabled_features="$(features_through "$2")"
 	rm -rf "$1" && mkdir -p "$1"
-	if [[ " ${enabled_features} " != *" wired "* ]]; then
+	if ! feature_enabled wired; then
 		up="$(cd "${root}" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/pkg/kubelet/eviction"
 		find "${up}" -maxdepth 1 -name '*.go' ! -name '*_test.go' -exec cp {} "$1/" \;
 		chmod u+w "$1"/*.go

@@ -16,9 +16,9 @@
 # A feature not reached is left out: its files are not copied and its
 # blocks are cut. So patch 0002 adds the core beside upstream's code,
 # patch 0003 puts the manager on it (upstream's behaviour, with the fixed
-# rules of the README) and each later patch adds one feature's code. A marker that is not
-# exactly one of these (a space after //, an unknown feature, a block
-# left open) is an error, never a comment.
+# rules of the README) and each later patch adds one feature's code. A
+# marker that is not exactly one of these (a space after //, an unknown
+# feature, a block left open) is an error, never a comment.
 : "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
 source "${EVICTKIT}/scripts/lib/versions.sh"
 # The minor version feature gates are introduced at: this fork's base.
@@ -38,6 +38,9 @@ features_in_order=(wired fuzz EvictionReclaimSized EvictionFastPath EvictionExpl
 # belongs to the feature of the first PREFIX:FEATURE here that its path
 # (in the package) starts with, and to the base when none matches.
 data_features=(testdata/fuzz/:fuzz)
+
+# feature_enabled FEATURE: whether FEATURE is among enabled_features.
+feature_enabled() { [[ " ${enabled_features} " == *" $1 "* ]]; }
 
 # data_feature PATH: prints the feature PATH belongs to (nothing: the
 # base); fails on a table entry that names an unknown feature.
@@ -155,7 +158,7 @@ cut_package() {
 		testdata/scenarios/*) out="$(strip_scenario_feature "${src}/${f}")" || return 1 ;;
 		*)
 			feature="$(data_feature "${f}")" || return 1
-			if [[ -z "${feature}" || " ${enabled_features} " == *" ${feature} "* ]]; then
+			if [[ -z "${feature}" ]] || feature_enabled "${feature}"; then
 				mkdir -p "${dest}/$(dirname "${f}")"
 				cp "${src}/${f}" "${dest}/${f}"
 			fi
@@ -185,7 +188,7 @@ copy_package() {
 		return 1
 	fi
 
-	if [[ " ${enabled_features} " == *" wired "* ]]; then
+	if feature_enabled wired; then
 		# Remove every upstream file of the package itself; api/ stays upstream's.
 		find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec git rm -r -q --cached --ignore-unmatch {} +
 		find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec rm -rf {} +
