@@ -23,17 +23,21 @@ cleanup() { rm -rf "${scratch}"; }
 trap cleanup EXIT
 
 # stage DIR FEATURE: the package as of FEATURE (none when empty) in DIR.
-# At the base the core sits beside upstream's code, copied from the module
-# cache; upstream's tests are left out here (they need modules evictkit's
+# Before wired the core sits beside upstream's code, copied from the module
+# cache (less the files the features reached replace); upstream's tests are left out here (they need modules evictkit's
 # module does not require) and run in the tree in make verify-patches.
 stage() {
-	local enabled_features up
+	local enabled_features up f
 	enabled_features="$(features_through "$2")"
 	rm -rf "$1" && mkdir -p "$1"
 	if ! feature_enabled wired; then
 		up="$(cd "${root}" && go list -m -f '{{.Dir}}' k8s.io/kubernetes)/pkg/kubelet/eviction"
 		find "${up}" -maxdepth 1 -name '*.go' ! -name '*_test.go' -exec cp {} "$1/" \;
 		chmod u+w "$1"/*.go
+		for f in $(replaced_upstream_files); do
+			[[ -f "${up}/${f}" ]] || die "upstream_replaced names ${f}, which upstream's package does not have"
+			rm -f "$1/${f}"
+		done
 	fi
 	cut_package "$1"
 }
@@ -52,7 +56,7 @@ stage_parity() {
 
 failed=()
 for feature in "" "${features_in_order[@]}"; do
-	name="${feature:-the core beside upstream}"
+	name="${feature:-the base (threshold evaluation beside upstream's code)}"
 	step "stage-tests: the package at ${name}$([[ -z "${feature}" ]] || echo " (and the features before it)")"
 	stage "${scratch}/eviction" "${feature}"
 	start=${SECONDS}
@@ -65,9 +69,10 @@ for feature in "" "${features_in_order[@]}"; do
 	[[ "${PARITY:-1}" != 0 ]] || continue
 	stage_parity "${scratch}/parity"
 	start=${SECONDS}
-	# At the base the manager is upstream's own, as order-dependent as upstream.
+	# Before wired the manager is upstream's own, as order-dependent as upstream.
 	base_stage=()
-	[[ -n "${feature}" ]] || base_stage=(-args -base-stage)
+	enabled_features="$(features_through "${feature}")"
+	feature_enabled wired || base_stage=(-args -base-stage)
 	if (cd "${root}" && go test -count=1 -v -run '^TestParityShort$' ./_output/stage-tests/parity/ "${base_stage[@]}" >"${scratch}.log" 2>&1); then
 		note "$(grep -o 'parity: .*' "${scratch}.log" | tail -n 1) ($((SECONDS - start)) s)"
 	else

@@ -13,9 +13,10 @@ import (
 // 5,000.
 const shortRun = 300
 
-// baseStage is set by make stage-tests for the series' first eviction
-// commit, where the package is upstream's manager with the new decision
-// core beside it, unused: its outcomes depend on pod order as upstream's do.
+// baseStage is set by make stage-tests for the series' commits before the
+// manager is wired to the decision core, where the package is upstream's
+// manager with the core beside it, unused: its outcomes depend on pod
+// order as upstream's do.
 var baseStage = flag.Bool("base-stage", false, "the package is upstream's manager with the core beside it (order-dependent like upstream)")
 
 func TestParityShort(t *testing.T) {

@@ -192,10 +192,11 @@ func TestStripScenarioFeature(t *testing.T) {
 func TestFeaturesThrough(t *testing.T) {
 	for _, tc := range []struct{ feature, want, wantErr string }{
 		{feature: "", want: ""},
-		{feature: "wired", want: "wired\n"},
-		{feature: "EvictionReclaimSized", want: "wired fuzz EvictionReclaimSized\n"},
-		{feature: "EvictionExplain", want: "wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain\n"},
-		{feature: "EvictionExplian", wantErr: "unknown feature EvictionExplian (known, in order: wired fuzz EvictionReclaimSized"},
+		{feature: "ranking", want: "ranking\n"},
+		{feature: "wired", want: "ranking decision notifier wired\n"},
+		{feature: "EvictionReclaimSized", want: "ranking decision notifier wired fuzz EvictionReclaimSized\n"},
+		{feature: "EvictionExplain", want: "ranking decision notifier wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain\n"},
+		{feature: "EvictionExplian", wantErr: "unknown feature EvictionExplian (known, in order: ranking decision notifier wired fuzz EvictionReclaimSized"},
 	} {
 		out, errOut, ok := generator(t, root(t), t.TempDir(), `features_through "$1"`, tc.feature)
 		switch {
@@ -208,7 +209,7 @@ func TestFeaturesThrough(t *testing.T) {
 }
 
 // fixtureRepo writes files (path: text) into a new git repository, all
-// committed, and returns its directory.
+// committed and tagged as the series' base, and returns its directory.
 func fixtureRepo(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -220,7 +221,7 @@ func fixtureRepo(t *testing.T, files map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture"}} {
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture"}, {"tag", "evictkit-base"}} {
 		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
 			t.Fatalf("git %v: %v\n%s", args, err, out)
 		}
@@ -301,6 +302,71 @@ func TestCopyPackageBaseRefusesToReplace(t *testing.T) {
 	_, errOut, ok := generator(t, evictkit, tree, `copy_package`)
 	if ok || !strings.Contains(errOut, "would replace upstream's files") || !strings.Contains(errOut, "helpers.go") {
 		t.Errorf("ok=%v error %q, want a refusal naming helpers.go", ok, errOut)
+	}
+}
+
+// upstreamNotifierFiles are the upstream files the notifier feature lists
+// in upstream_replaced, as a fixture tree's upstream package.
+func upstreamNotifierFiles() map[string]string {
+	tree := map[string]string{"pkg/kubelet/eviction/helpers.go": "package eviction\n"}
+	for _, f := range []string{"memory_threshold_notifier.go", "memory_threshold_notifier_others.go", "memory_threshold_notifier_test.go", "memory_threshold_notifier_windows.go", "threshold_notifier_linux.go", "threshold_notifier_unsupported.go"} {
+		tree["pkg/kubelet/eviction/"+f] = "package eviction\n\n// upstream's\n"
+	}
+	return tree
+}
+
+// TestCopyPackageReplacesListedFiles: before wired, a feature replaces
+// the upstream files upstream_replaced lists for it, from its own commit
+// on, and no other; ours of the same name take their place.
+func TestCopyPackageReplacesListedFiles(t *testing.T) {
+	evictkit := fixtureRepo(t, map[string]string{
+		"scripts/lib/versions.sh":                           "K8S_VERSION=v1.37.2\n",
+		"pkg/kubelet/eviction/core.go":                      "package eviction\n",
+		"pkg/kubelet/eviction/memory_threshold_notifier.go": "//evictkit:file notifier\n\npackage eviction\n\n// ours\n",
+	})
+	for _, tc := range []struct {
+		feature  string
+		replaced bool
+	}{{"decision", false}, {"notifier", true}} {
+		tree := fixtureRepo(t, upstreamNotifierFiles())
+		if _, errOut, ok := generator(t, evictkit, tree, `copy_package "$1"`, tc.feature); !ok {
+			t.Fatalf("copy_package %s: %s", tc.feature, errOut)
+		}
+		got := strings.Join(files(t, tree), " ")
+		for _, gone := range []string{"threshold_notifier_linux.go", "memory_threshold_notifier_test.go"} {
+			if present := strings.Contains(got, gone); present == tc.replaced {
+				t.Errorf("copy_package %s: %s present=%v, want %v (files: %s)", tc.feature, gone, present, !tc.replaced, got)
+			}
+		}
+		text, err := os.ReadFile(filepath.Join(tree, "pkg/kubelet/eviction/memory_threshold_notifier.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ours := strings.Contains(string(text), "// ours"); ours != tc.replaced {
+			t.Errorf("copy_package %s: memory_threshold_notifier.go is %q, want ours=%v", tc.feature, text, tc.replaced)
+		}
+		if !strings.Contains(got, "helpers.go") || !strings.Contains(got, "core.go") {
+			t.Errorf("copy_package %s: %s, want upstream's helpers.go beside our core.go", tc.feature, got)
+		}
+	}
+}
+
+// TestUpstreamReplacedErrors: an entry of upstream_replaced that names an
+// unknown feature, or a file upstream does not have, is an error.
+func TestUpstreamReplacedErrors(t *testing.T) {
+	evictkit := fixtureRepo(t, map[string]string{
+		"scripts/lib/versions.sh":      "K8S_VERSION=v1.37.2\n",
+		"pkg/kubelet/eviction/core.go": "package eviction\n",
+	})
+	for _, tc := range []struct{ entry, want string }{
+		{"notifer:threshold_notifier_linux.go", "names unknown feature notifer"},
+		{"notifier:threshold_notifier_linux.go,no_such.go", "upstream_replaced names no_such.go, which upstream's package does not have"},
+	} {
+		tree := fixtureRepo(t, upstreamNotifierFiles())
+		_, errOut, ok := generator(t, evictkit, tree, `upstream_replaced=("$1"); copy_package notifier`, tc.entry)
+		if ok || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: ok=%v error %q, want one containing %q", tc.entry, ok, errOut, tc.want)
+		}
 	}
 }
 

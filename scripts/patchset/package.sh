@@ -4,9 +4,10 @@
 # copy_package [FEATURE] puts evictkit's package as of FEATURE into
 # pkg/kubelet/eviction: the features of features_in_order up to and
 # including it (none without FEATURE). Once wired is reached it replaces
-# the package (all but the api/ sub-package); before, at the base, it adds
-# the decision core beside upstream's files. Code that belongs to a
-# feature carries markers, removed on the way:
+# the package (all but the api/ sub-package); before, the decision core
+# goes beside upstream's files, replacing only those that a feature
+# reached lists in upstream_replaced. Code that belongs to a feature
+# carries markers, removed on the way:
 #
 #   //evictkit:file FEATURE     first line: the whole file is FEATURE's
 #                               (# evictkit:file FEATURE in a scenario file)
@@ -14,11 +15,12 @@
 #   //evictkit:end FEATURE      ... up to here (blocks do not nest)
 #
 # A feature not reached is left out: its files are not copied and its
-# blocks are cut. So patch 0002 adds the core beside upstream's code,
-# patch 0003 puts the manager on it (upstream's behaviour, with the fixed
-# rules of the README) and each later patch adds one feature's code. A
-# marker that is not exactly one of these (a space after //, an unknown
-# feature, a block left open) is an error, never a comment.
+# blocks are cut. So the first patches add the core beside upstream's
+# code a part at a time, the next puts the manager on it (upstream's
+# behaviour, with the fixed rules of the README) and each later patch
+# adds one feature's code. A marker that is not exactly one of these (a
+# space after //, an unknown feature, a block left open) is an error,
+# never a comment.
 : "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
 source "${EVICTKIT}/scripts/lib/versions.sh"
 # The minor version feature gates are introduced at: this fork's base.
@@ -26,13 +28,24 @@ K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
 
 # The features, in the order the series adds them: the one list that the
 # patch definitions, the marker checks and the stage tests go by. A feature
-# is a commit's share of the package after the base (the decision core,
-# added beside upstream's files): wired (the manager on the core, in place
-# of upstream's files), fuzz (the fuzz targets, their reference model and
-# corpora), then the alpha gates. Before wired, the core uses upstream's
-# definitions of the few names both packages define alike (isHardEviction-
-# Threshold, resourcePids, ...): ours are in blocks marked wired.
-features_in_order=(wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier)
+# is a commit's share of the package after the base (the threshold
+# evaluation, added beside upstream's files): ranking (filesystem layouts,
+# pod usage, ranking, local storage limits) and decision (one pass's
+# decision, messages, admission), still beside upstream's files; notifier
+# (the memcg threshold notifier, in place of upstream's, under upstream's
+# manager); wired (the manager on the core, in place of upstream's
+# files); fuzz (the fuzz targets, their reference model and corpora);
+# then the alpha gates. Before wired, the core uses upstream's definitions
+# of the few names both packages define alike (isHardEvictionThreshold,
+# resourcePids, ...): ours are in blocks marked wired.
+features_in_order=(ranking decision notifier wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier)
+
+# FEATURE:FILE,...: the upstream files of the package that FEATURE, reached
+# before wired, removes (its own files take their place). Any other file
+# of ours with the name of one of upstream's is an error before wired.
+upstream_replaced=(
+	notifier:memory_threshold_notifier.go,memory_threshold_notifier_others.go,memory_threshold_notifier_test.go,memory_threshold_notifier_windows.go,threshold_notifier_linux.go,threshold_notifier_unsupported.go
+)
 
 # Test data that is neither Go nor a scenario file carries no marker: it
 # belongs to the feature of the first PREFIX:FEATURE here that its path
@@ -41,6 +54,23 @@ data_features=(testdata/fuzz/:fuzz)
 
 # feature_enabled FEATURE: whether FEATURE is among enabled_features.
 feature_enabled() { [[ " ${enabled_features} " == *" $1 "* ]]; }
+
+# series_base: the commit of the kubernetes tree the series starts from
+# (scripts/patches.sh tags upstream's pristine tree so).
+series_base="${SERIES_BASE:-evictkit-base}"
+
+# replaced_upstream_files: prints the upstream files (names in the
+# package) that the enabled features replace before wired, one per line;
+# fails on an entry of upstream_replaced that names an unknown feature.
+replaced_upstream_files() {
+	local entry feature
+	for entry in "${upstream_replaced[@]}"; do
+		feature="${entry%%:*}"
+		[[ " ${features_in_order[*]} " == *" ${feature} "* ]] ||
+			{ echo "upstream_replaced: ${entry%%,*}... names unknown feature ${feature} (known: ${features_in_order[*]})" >&2; return 1; }
+		! feature_enabled "${feature}" || tr ',' '\n' <<<"${entry#*:}"
+	done
+}
 
 # data_feature PATH: prints the feature PATH belongs to (nothing: the
 # base); fails on a table entry that names an unknown feature.
@@ -171,8 +201,9 @@ cut_package() {
 		sed 's#^pkg/kubelet/eviction/##')
 }
 
-# copy_package [FEATURE]: see the top of this file. At the base a file of
-# ours with the name of one of upstream's is an error.
+# copy_package [FEATURE]: see the top of this file. Before wired a file of
+# ours with the name of one of upstream's is an error, unless
+# upstream_replaced lists it for a feature reached.
 copy_package() {
 	[[ $# -le 1 ]] || { echo "copy_package: at most one feature, the last one the patch reaches (got: $*)" >&2; return 1; }
 	local enabled_features
@@ -194,15 +225,26 @@ copy_package() {
 		find "${dest}" -mindepth 1 -maxdepth 1 ! -name api -exec rm -rf {} +
 		cut_package "${dest}" || return 1
 	else
-		# The base: the core goes beside upstream's files, replacing none.
-		local cut f clash=()
+		# Before wired: the core goes beside upstream's files, replacing
+		# only those that a feature reached lists in upstream_replaced.
+		local cut f replaced upstream_files clash=()
+		replaced="$(replaced_upstream_files)" || return 1
+		upstream_files="$(git ls-tree --name-only "${series_base}" -- "${dest}/" | sed "s#^${dest}/##")" ||
+			{ echo "copy_package: cannot list upstream's files at ${series_base}" >&2; return 1; }
+		for f in ${replaced}; do
+			grep -q -x -F "${f}" <<<"${upstream_files}" ||
+				{ echo "copy_package: upstream_replaced names ${f}, which upstream's package does not have" >&2; return 1; }
+			git rm -q --ignore-unmatch "${dest}/${f}"
+		done
 		cut="$(mktemp -d)"
 		cut_package "${cut}" || { rm -rf "${cut}"; return 1; }
 		while IFS= read -r f; do
-			[[ ! -e "${dest}/${f}" ]] || clash+=("${f}")
+			if grep -q -x -F "${f}" <<<"${upstream_files}" && ! grep -q -x -F "${f}" <<<"${replaced}"; then
+				clash+=("${f}")
+			fi
 		done < <(cd "${cut}" && find . -type f | sed 's#^\./##' | sort)
 		if [[ ${#clash[@]} -gt 0 ]]; then
-			echo "copy_package: at the base these would replace upstream's files (mark them //evictkit:file wired): ${clash[*]}" >&2
+			echo "copy_package: before wired these would replace upstream's files (mark them //evictkit:file wired, or list them in upstream_replaced): ${clash[*]}" >&2
 			rm -rf "${cut}"
 			return 1
 		fi

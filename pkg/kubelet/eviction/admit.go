@@ -1,3 +1,5 @@
+//evictkit:file decision
+
 package eviction
 
 import (

@@ -253,10 +253,14 @@ func cLogs(bytes, inodes uint64) containerStatsOpt {
 	}
 }
 
+//evictkit:begin ranking
+
 // statsIndex indexes pod stats the way the core does.
 func statsIndex(ps ...statsapi.PodStats) podStatsIndex {
 	return indexPodStats(&statsapi.Summary{Pods: ps})
 }
+
+//evictkit:end ranking
 
 // ---- node summary -----------------------------------------------------------
 

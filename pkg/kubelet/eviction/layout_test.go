@@ -1,3 +1,5 @@
+//evictkit:file ranking
+
 package eviction
 
 import "testing"

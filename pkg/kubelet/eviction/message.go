@@ -1,3 +1,5 @@
+//evictkit:file decision
+
 package eviction
 
 import (
@@ -31,14 +33,6 @@ const (
 )
 
 //evictkit:end wired
-
-// quantityFormat is how figures of a resource are printed.
-func quantityFormat(r v1.ResourceName) resource.Format {
-	if r == resourceInodes || r == resourcePids {
-		return resource.DecimalSI
-	}
-	return resource.BinarySI
-}
 
 // thresholdEvictionMessage builds the status message and event annotations
 // of a pod evicted because threshold t on resource r was met. A pod

@@ -1,4 +1,4 @@
-//evictkit:file wired
+//evictkit:file notifier
 //go:build linux
 
 package eviction

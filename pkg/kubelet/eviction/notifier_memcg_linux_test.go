@@ -1,4 +1,4 @@
-//evictkit:file wired
+//evictkit:file notifier
 
 package eviction
 

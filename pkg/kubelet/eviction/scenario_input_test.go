@@ -48,14 +48,20 @@ type scenario struct {
 	thresholds   []evictionapi.Threshold
 	observed     []observedLine
 	pods         []*v1.Pod
-	stats        podStatsIndex
-	layout       fsLayout
 	now          time.Time
 	transition   time.Duration
 	maxGrace     int64
 	localStorage bool
-	gates        featureGates
-	conditions   []v1.NodeConditionType
+	// memoryBackedVolumes: the gate InPlacePodVerticalScalingMemoryBackedVolumes.
+	memoryBackedVolumes bool
+	conditions          []v1.NodeConditionType
+	//evictkit:begin ranking
+	stats  podStatsIndex
+	layout fsLayout
+	//evictkit:end ranking
+	//evictkit:begin decision
+	gates featureGates
+	//evictkit:end decision
 }
 
 // observedLine is an observe line: its stats were gathered age before the
@@ -103,12 +109,14 @@ func parseScenario(input string) (*scenario, error) {
 			if ps, err = parsePodStats(args); err == nil {
 				podStatsList = append(podStatsList, ps)
 			}
+		//evictkit:begin ranking
 		case "layout":
 			if len(args) != 1 {
 				err = fmt.Errorf("want one layout")
 			} else {
 				s.layout, err = parseLayout(args[0])
 			}
+		//evictkit:end ranking
 		case "transition":
 			if len(args) != 1 {
 				err = fmt.Errorf("want one duration")
@@ -140,25 +148,42 @@ func parseScenario(input string) (*scenario, error) {
 			return nil, fmt.Errorf("line %d %q: %w", n+1, line, err)
 		}
 	}
+	//evictkit:begin ranking
 	s.stats = statsIndex(podStatsList...)
+	//evictkit:end ranking
 	return s, nil
 }
 
-// decideInput is the core's input for the scenario, after the state prev
-// (nil: the first pass).
-func (s *scenario) decideInput(prev *decisionState) *decideInput {
+// state is the state a pass of the scenario starts from: prev, or a first
+// pass's when nil.
+func (s *scenario) state(prev *decisionState) *decisionState {
 	if prev == nil {
 		fresh := newDecisionState(len(s.thresholds))
 		prev = &fresh
 	}
+	return prev
+}
+
+// observations are the scenario's observe lines, as of its pass.
+func (s *scenario) observations() *observationSet {
 	obs := &observationSet{}
 	for _, o := range s.observed {
 		obs.set(o.signal, observation{available: o.available, capacity: o.capacity, time: o.at(s.now)})
 	}
+	return obs
+}
+
+//evictkit:begin decision
+
+// decideInput is the core's input for the scenario, after the state prev
+// (nil: the first pass).
+func (s *scenario) decideInput(prev *decisionState) *decideInput {
+	gates := s.gates
+	gates.memoryBackedVolumes = s.memoryBackedVolumes
 	return &decideInput{
 		thresholds:               s.thresholds,
-		prev:                     prev,
-		obs:                      obs,
+		prev:                     s.state(prev),
+		obs:                      s.observations(),
 		pods:                     s.pods,
 		stats:                    s.stats,
 		layout:                   s.layout,
@@ -166,11 +191,15 @@ func (s *scenario) decideInput(prev *decisionState) *decideInput {
 		transition:               s.transition,
 		maxPodGracePeriodSeconds: s.maxGrace,
 		localStorageIsolation:    s.localStorage,
-		gates:                    s.gates,
+		gates:                    gates,
 	}
 }
 
+//evictkit:end decision
+
 func parseSignal(s string) evictionapi.Signal { return evictionapi.Signal(s) }
+
+//evictkit:begin ranking
 
 func parseLayout(s string) (fsLayout, error) {
 	switch s {
@@ -185,6 +214,8 @@ func parseLayout(s string) (fsLayout, error) {
 	}
 	return fsLayout{}, fmt.Errorf("unknown layout %q (want single, dedicated, split or split-only)", s)
 }
+
+//evictkit:end ranking
 
 // parseScenarioValue reads a quantity or a percentage.
 func parseScenarioValue(s string) (evictionapi.ThresholdValue, error) {
@@ -310,10 +341,12 @@ func (s *scenario) addObservation(args []string) error {
 func (s *scenario) setGates(args []string) error {
 	for _, g := range args {
 		switch g {
+		case "memory-backed-volumes":
+			s.memoryBackedVolumes = true
+		//evictkit:begin decision
 		case "pod-level-resources":
 			s.gates.podLevelResources = true
-		case "memory-backed-volumes":
-			s.gates.memoryBackedVolumes = true
+		//evictkit:end decision
 		//evictkit:begin EvictionReclaimSized
 		case "reclaim-sized":
 			s.gates.set(evictionReclaimSized, true)
@@ -656,7 +689,9 @@ func TestScenarioInputErrors(t *testing.T) {
 		{"stats a ws=-1", `want a whole, non-negative number of bytes`},
 		{"pod a volume=v:hostpath:1Gi", `only emptydir and memory volumes have a size limit`},
 		{"pod a limit.side=memory:1Gi", `no container named side`},
+		//evictkit:begin ranking
 		{"layout zfs", `unknown layout "zfs"`},
+		//evictkit:end ranking
 		{"nodes 3", `unknown line kind "nodes"`},
 	} {
 		_, err := parseScenario(tc.input)

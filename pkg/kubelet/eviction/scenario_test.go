@@ -37,25 +37,6 @@ func TestScenarios(t *testing.T) {
 				t.Fatalf("%s: %v", d.Pos, err)
 			}
 			switch d.Cmd {
-			case "rank":
-				var signal, layout string
-				d.ScanArgs(t, "signal", &signal)
-				if d.HasArg("layout") {
-					d.ScanArgs(t, "layout", &layout)
-				}
-				fs, err := parseLayout(layout)
-				if err != nil {
-					t.Fatalf("%s: %v", d.Pos, err)
-				}
-				class := signalRankClass(parseSignal(signal))
-				return renderRanking(rankPods(in.pods, in.stats, parseSignal(signal), fs), class)
-			case "admit":
-				return renderAdmission(in.conditions, in.pods)
-			case "limits":
-				return renderViolations(localStorageViolations(in.pods, in.stats, localStorageOptions{
-					dedicatedImageFs:    in.layout.dedicatedImageFs,
-					memoryVolumesExempt: in.gates.memoryBackedVolumes,
-				}))
 			case "decide", "evaluate", "pass":
 				if d.HasArg("at") {
 					var at string
@@ -71,19 +52,45 @@ func TestScenarios(t *testing.T) {
 				} else if prev == nil {
 					t.Fatalf("%s: pass without a decide or evaluate before it", d.Pos)
 				}
-				di := in.decideInput(prev)
-				if kind == "evaluate" {
-					ev := evaluate(di.thresholds, di.prev, di.obs, di.transition, di.now)
+				switch kind {
+				case "evaluate":
+					ev := evaluate(in.thresholds, in.state(prev), in.observations(), in.transition, in.now)
 					prev = &ev.next
-					return renderEvaluation(di.thresholds, &ev)
+					return renderEvaluation(in.thresholds, &ev)
+				//evictkit:begin decision
+				case "decide":
+					di := in.decideInput(prev)
+					dec := decide(di)
+					prev = &dec.next
+					return renderDecision(di, &dec)
+					//evictkit:end decision
 				}
-				dec := decide(di)
-				prev = &dec.next
-				return renderDecision(di, &dec)
-			default:
-				t.Fatalf("%s: unknown command %q (want rank, decide, evaluate, pass, admit or limits)", d.Pos, d.Cmd)
-				return ""
+			//evictkit:begin ranking
+			case "rank":
+				var signal, layout string
+				d.ScanArgs(t, "signal", &signal)
+				if d.HasArg("layout") {
+					d.ScanArgs(t, "layout", &layout)
+				}
+				fs, err := parseLayout(layout)
+				if err != nil {
+					t.Fatalf("%s: %v", d.Pos, err)
+				}
+				class := signalRankClass(parseSignal(signal))
+				return renderRanking(rankPods(in.pods, in.stats, parseSignal(signal), fs), class)
+			case "limits":
+				return renderViolations(localStorageViolations(in.pods, in.stats, localStorageOptions{
+					dedicatedImageFs:    in.layout.dedicatedImageFs,
+					memoryVolumesExempt: in.memoryBackedVolumes,
+				}))
+			//evictkit:end ranking
+			//evictkit:begin decision
+			case "admit":
+				return renderAdmission(in.conditions, in.pods)
+				//evictkit:end decision
 			}
+			t.Fatalf("%s: unknown command %q (want rank, decide, evaluate, pass, admit or limits, each at the commit that adds what it checks)", d.Pos, d.Cmd)
+			return ""
 		})
 	})
 }

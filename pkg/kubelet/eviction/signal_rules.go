@@ -75,6 +75,14 @@ func below(t evictionapi.Threshold, ob observation, reclaim bool) bool {
 	return thresholdLevel(t, ob.capacity, reclaim).CmpInt64(ob.available) > 0
 }
 
+// quantityFormat is how figures of a resource are printed.
+func quantityFormat(r v1.ResourceName) resource.Format {
+	if r == resourceInodes || r == resourcePids {
+		return resource.DecimalSI
+	}
+	return resource.BinarySI
+}
+
 // availableValues renders an amount left and the threshold's level.
 func availableValues(t evictionapi.Threshold, ob observation, r v1.ResourceName) (string, string) {
 	return resource.NewQuantity(ob.available, quantityFormat(r)).String(), thresholdLevel(t, ob.capacity, false).String()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0009: the EvictionPSI feature gate (alpha, off by default) and the
+# Patch 0012: the EvictionPSI feature gate (alpha, off by default) and the
 # eviction package's code for it. Runs inside the kubernetes tree;
 # EVICTKIT is the evictkit checkout.
 set -euo pipefail

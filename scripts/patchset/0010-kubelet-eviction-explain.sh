@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0007: the EvictionExplain feature gate (alpha, off by default) and
+# Patch 0010: the EvictionExplain feature gate (alpha, off by default) and
 # the eviction package's code for it. Runs inside the kubernetes tree;
 # EVICTKIT is the evictkit checkout.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0004: the eviction package's fuzz targets (threshold parsing, and
+# Patch 0007: the eviction package's fuzz targets (threshold parsing, and
 # the decision core against an independent reference model) with their
 # seed corpora. Test code only. Runs inside the kubernetes tree; EVICTKIT
 # is the evictkit checkout.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0005: the EvictionReclaimSized feature gate (alpha, off by
+# Patch 0008: the EvictionReclaimSized feature gate (alpha, off by
 # default) and the eviction package's code for it. Runs inside the
 # kubernetes tree; EVICTKIT is the evictkit checkout.
 set -euo pipefail

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0003: the eviction manager rebuilt as a thin shell over the
+# Patch 0006: the eviction manager rebuilt as a thin shell over the
 # decision core, in place of upstream's files (all but the api/
 # sub-package), at upstream parity (no alpha feature's code), with its
 # tests but not the fuzz targets. Runs inside the kubernetes tree;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Patch 0011: with EvictionFastPath on, the kubelet requests an on-demand
+# Patch 0014: with EvictionFastPath on, the kubelet requests an on-demand
 # PLEG relist of a pod before the eviction manager's kill, so that the
 # pod worker does not wait for the next periodic relist; EvictionFastPath
 # now depends on PLEGOnDemandRelist. Runs inside the kubernetes tree;
