@@ -56,7 +56,7 @@ stage_parity() {
 
 failed=()
 for feature in "" "${features_in_order[@]}"; do
-	name="${feature:-the base (threshold evaluation beside upstream's code)}"
+	name="${feature:-the base: threshold evaluation beside upstream code}"
 	step "stage-tests: the package at ${name}$([[ -z "${feature}" ]] || echo " (and the features before it)")"
 	stage "${scratch}/eviction" "${feature}"
 	start=${SECONDS}
