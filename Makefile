@@ -24,14 +24,14 @@ help: ## List the targets
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
 
-test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches, the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches (each commit: build, tests, short parity), the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
 	@$(MAKE) test-cgroupv2
 	@$(MAKE) api-diff
 	@$(MAKE) verify-patches
-	@$(MAKE) stage-tests
+	@PARITY=0 $(MAKE) stage-tests
 	@$(MAKE) kubelet
 	@$(MAKE) check-kubelet
 	@$(MAKE) cluster-smoke

@@ -15,6 +15,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/patchset/checks.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/stage-parity.sh"
 
 root="$(repo_root)"
 upstream="${root}/_output/upstream/kubernetes"
@@ -137,9 +138,13 @@ apply_series() {
 # with a later one cannot be reviewed or bisected), and the eviction
 # package's tests as they are at that commit pass in the tree, upstream's
 # own included where the commit keeps them. Built as the kubelet is
-# (static, -trimpath), so the kubelet build's cache serves.
+# (static, -trimpath), so the kubelet build's cache serves. Then the
+# package's code as the commit has it is copied into evictkit's module,
+# where the short parity run (every gate off) builds against it.
 each_patch_builds() {
-	local dir="$1" commit subject
+	local dir="$1" commit subject line
+	local parity="${root}/_output/verify-parity"
+	cleanup_dirs+=("${parity}")
 	local -a pkgs
 	while IFS= read -r commit; do
 		subject="$(git -C "${dir}" log -1 --format=%s "${commit}")"
@@ -158,6 +163,11 @@ each_patch_builds() {
 		}
 		note "builds, and the package's tests pass, after: ${subject} ($(grep -o '[0-9.]*s$' "${dir}.test.log" | tail -n 1))"
 		rm -f "${dir}.test.log"
+		rm -rf "${parity}/eviction" && mkdir -p "${parity}/eviction"
+		find "${dir}/pkg/kubelet/eviction" -maxdepth 1 -name '*.go' ! -name '*_test.go' -exec cp {} "${parity}/eviction/" \;
+		line="$(stage_parity "${parity}/eviction" "${parity}/harness")" ||
+			die "the short parity run fails on the package after patch: ${subject}" "fix that patch's code, then: make patches"
+		note "  ${line}"
 	done < <(git -C "${dir}" rev-list --reverse "${base}..HEAD")
 }
 
@@ -179,7 +189,7 @@ verify() {
 	step "verify-patches: applying the series to ${K8S_VERSION} with git am"
 	apply_series "${work}/applied"
 	each_patch_builds "${work}/applied"
-	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, messages and added lines checked, apply cleanly, each builds and passes the package's tests)"
+	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, messages and added lines checked, apply cleanly, each builds and passes the package's tests and the short parity run)"
 }
 
 case "${1:-}" in

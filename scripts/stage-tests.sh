@@ -8,7 +8,8 @@
 # module, and go test runs there. This proves each commit's own tests
 # without building the patched kubernetes tree once per stage. At each
 # stage the short parity run (internal/parity, against upstream v1.37.2
-# with every gate off) runs on that stage's package too.
+# with every gate off) runs on that stage's package too; make test skips
+# it here, as make verify-patches runs it on each commit's own package.
 #
 #   RUN=<regexp>   go test -run (default: every test)
 #   PARITY=0       skip the parity runs
@@ -17,6 +18,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "${root}/scripts/lib/steps.sh"
 EVICTKIT="${root}"
 source "${root}/scripts/patchset/package.sh"
+source "${root}/scripts/lib/stage-parity.sh"
 
 scratch="${root}/_output/stage-tests"
 cleanup() { rm -rf "${scratch}"; }
@@ -24,8 +26,9 @@ trap cleanup EXIT
 
 # stage DIR FEATURE: the package as of FEATURE (none when empty) in DIR.
 # Before wired the core sits beside upstream's code, copied from the module
-# cache (less the files the features reached replace); upstream's tests are left out here (they need modules evictkit's
-# module does not require) and run in the tree in make verify-patches.
+# cache (less the files the features reached replace); upstream's tests
+# are left out here (they need modules evictkit's module does not
+# require) and run in the tree in make verify-patches.
 stage() {
 	local enabled_features up f
 	enabled_features="$(features_through "$2")"
@@ -42,18 +45,6 @@ stage() {
 	cut_package "$1"
 }
 
-# stage_parity DIR: the parity harness in DIR, built against the staged
-# package instead of evictkit's own.
-stage_parity() {
-	local f own='"github.com/evictkit/evictkit/pkg/kubelet/eviction"'
-	rm -rf "$1" && mkdir -p "$1"
-	for f in "${root}"/internal/parity/*.go; do
-		sed "s#${own}#\"github.com/evictkit/evictkit/_output/stage-tests/eviction\"#" "${f}" >"$1/$(basename "${f}")"
-	done
-	grep -q -F '_output/stage-tests/eviction"' "$1/subjects.go" ||
-		die "internal/parity/subjects.go no longer imports ${own}: stage-tests cannot point it at the staged package"
-}
-
 failed=()
 for feature in "" "${features_in_order[@]}"; do
 	name="${feature:-the base: threshold evaluation beside upstream code}"
@@ -67,16 +58,10 @@ for feature in "" "${features_in_order[@]}"; do
 		failed+=("${name} (tests)")
 	fi
 	[[ "${PARITY:-1}" != 0 ]] || continue
-	stage_parity "${scratch}/parity"
 	start=${SECONDS}
-	# Before wired the manager is upstream's own, as order-dependent as upstream.
-	base_stage=()
-	enabled_features="$(features_through "${feature}")"
-	feature_enabled wired || base_stage=(-args -base-stage)
-	if (cd "${root}" && go test -count=1 -v -run '^TestParityShort$' ./_output/stage-tests/parity/ "${base_stage[@]}" >"${scratch}.log" 2>&1); then
-		note "$(grep -o 'parity: .*' "${scratch}.log" | tail -n 1) ($((SECONDS - start)) s)"
+	if line="$(stage_parity "${scratch}/eviction" "${scratch}/parity")"; then
+		note "${line} ($((SECONDS - start)) s)"
 	else
-		grep -E -- '^(--- FAIL|FAIL|panic)|parity: |_test\.go:[0-9]+:' "${scratch}.log" | head -n 20 >&2 || true
 		failed+=("${name} (parity)")
 	fi
 done
