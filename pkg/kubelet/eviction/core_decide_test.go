@@ -3,6 +3,7 @@
 package eviction
 
 import (
+	"maps"
 	"reflect"
 	"testing"
 	"time"
@@ -38,6 +39,20 @@ func victimNames(vs []victim) []string {
 	return out
 }
 
+// signalResources are the resources the signals starve, as
+// TestDecideReclaimStepsPerLayout expects them; an alpha feature's test
+// file adds its signals' (addSignalResources).
+var signalResources = map[evictionapi.Signal]v1.ResourceName{
+	sigMem: v1.ResourceMemory, sigAlloc: v1.ResourceMemory, sigPID: resourcePids,
+	sigNodeFs: v1.ResourceEphemeralStorage, sigImgFs: v1.ResourceEphemeralStorage, sigCtrFs: v1.ResourceEphemeralStorage,
+	sigNodeIn: resourceInodes, sigImgIn: resourceInodes, sigCtrIn: resourceInodes,
+}
+
+func addSignalResources(m map[evictionapi.Signal]v1.ResourceName) bool {
+	maps.Copy(signalResources, m)
+	return true
+}
+
 func TestDecideReclaimStepsPerLayout(t *testing.T) {
 	both := []reclaimStep{reclaimContainers, reclaimImages}
 	containers := []reclaimStep{reclaimContainers}
@@ -60,14 +75,6 @@ func TestDecideReclaimStepsPerLayout(t *testing.T) {
 			sigNodeFs: containers, sigNodeIn: containers, sigImgFs: images, sigImgIn: images, sigCtrFs: containers, sigCtrIn: containers,
 		}},
 	}
-	resources := map[evictionapi.Signal]v1.ResourceName{
-		sigMem: v1.ResourceMemory, sigAlloc: v1.ResourceMemory, sigPID: resourcePids,
-		sigNodeFs: v1.ResourceEphemeralStorage, sigImgFs: v1.ResourceEphemeralStorage, sigCtrFs: v1.ResourceEphemeralStorage,
-		sigNodeIn: resourceInodes, sigImgIn: resourceInodes, sigCtrIn: resourceInodes,
-	}
-	//evictkit:begin EvictionPSI
-	resources[signalMemoryPSISome], resources[signalMemoryPSIFull] = v1.ResourceMemory, v1.ResourceMemory
-	//evictkit:end EvictionPSI
 	classes := map[v1.ResourceName]rankClass{
 		v1.ResourceMemory: rankByMemory, resourcePids: rankByProcesses,
 		v1.ResourceEphemeralStorage: rankByDiskBytes, resourceInodes: rankByDiskInodes,
@@ -94,8 +101,8 @@ func TestDecideReclaimStepsPerLayout(t *testing.T) {
 			if !reflect.DeepEqual(tg.steps, l.steps[signal]) {
 				t.Errorf("%s/%s: steps %v, want %v", l.name, signal, tg.steps, l.steps[signal])
 			}
-			if tg.resource != resources[signal] || tg.class != classes[resources[signal]] {
-				t.Errorf("%s/%s: resource %s class %d, want %s class %d", l.name, signal, tg.resource, tg.class, resources[signal], classes[resources[signal]])
+			if tg.resource != signalResources[signal] || tg.class != classes[signalResources[signal]] {
+				t.Errorf("%s/%s: resource %s class %d, want %s class %d", l.name, signal, tg.resource, tg.class, signalResources[signal], classes[signalResources[signal]])
 			}
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	v1 "k8s.io/api/core/v1"
+	"k8s.io/component-base/featuregate"
 )
 
 // FuzzDryRun runs FuzzDecide's scenarios through a manager with
@@ -20,19 +21,14 @@ import (
 func FuzzDryRun(f *testing.F) {
 	f.Add([]byte{})
 	// FuzzDecide's named seeds: each reaches a path of the decision.
-	for _, name := range fzDecidePromises {
+	for _, name := range fzPromises() {
 		if data, err := readFuzzSeed(filepath.Join(fzDecideCorpus, name)); err == nil {
 			f.Add(data)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s := fzDecodeScenario(data)
-		//evictkit:begin EvictionReclaimSized
-		setGateDuringTest(t, evictionReclaimSized, s.alpha.reclaimSized)
-		//evictkit:end EvictionReclaimSized
-		//evictkit:begin EvictionExplain
-		setGateDuringTest(t, evictionExplain, s.alpha.explain)
-		//evictkit:end EvictionExplain
+		s.alpha.eachGate(func(gate featuregate.Feature, on bool) { setGateDuringTest(t, gate, on) })
 		run := func(dryRun bool) (*mgrHarness, [][]string) {
 			setGateDuringTest(t, evictionDryRun, dryRun)
 			h := mgrNewHarness(t, Config{

@@ -3,6 +3,7 @@
 package eviction
 
 import (
+	"fmt"
 	"reflect"
 	"regexp"
 	"slices"
@@ -12,6 +13,22 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2/ktesting"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
+)
+
+// What EvictionExplain adds to the scenarios: the gate line gate explain,
+// and each victim's explanation.
+var (
+	_ = addScenarioFeature(scenarioFeature{
+		gate:    "explain",
+		setGate: func(s *scenario) { s.gates.set(evictionExplain, true) },
+	})
+	_ = addDecisionRender(decisionRender{
+		victim: func(b *strings.Builder, tg *reclaimTarget, v victim) {
+			if v.explanation != nil {
+				fmt.Fprintf(b, "  explained: %q\n", v.explanation.clause(tg.decision))
+			}
+		},
+	})
 )
 
 func TestDecidingRule(t *testing.T) {

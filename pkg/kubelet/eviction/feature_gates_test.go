@@ -4,6 +4,7 @@ package eviction
 
 import (
 	"maps"
+	"slices"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/util/version"
@@ -12,26 +13,15 @@ import (
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
 )
 
-// alphaGateSpecs are the specs the kubelet registers for the package's
-// gates in pkg/features (the patch that adds each behaviour writes the
-// same spec there). Tests outside the kubelet register them themselves.
-var alphaGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
-	evictionReclaimSized: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
-	//evictkit:begin EvictionFastPath
-	evictionFastPath: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
-	//evictkit:end EvictionFastPath
-	//evictkit:begin EvictionExplain
-	evictionExplain: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
-	//evictkit:end EvictionExplain
-	//evictkit:begin EvictionDryRun
-	evictionDryRun: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
-	//evictkit:end EvictionDryRun
-	//evictkit:begin EvictionPSI
-	evictionPSI: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
-	//evictkit:end EvictionPSI
-	//evictkit:begin EvictionCgroupV2Notifier
-	evictionCgroupV2Notifier: {{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}},
-	//evictkit:end EvictionCgroupV2Notifier
+// alphaGateSpec is the spec the kubelet registers for each of the
+// package's gates in pkg/features (the patch that adds each behaviour
+// writes the same spec there). Tests outside the kubelet register it
+// themselves, for the gates of alphaFeatureRows.
+var alphaGateSpec = featuregate.VersionedSpecs{{Version: version.MustParse("1.37"), Default: false, PreRelease: featuregate.Alpha}}
+
+// isAlphaGate reports whether gate is one of the package's alpha gates.
+func isAlphaGate(gate featuregate.Feature) bool {
+	return slices.ContainsFunc(alphaFeatureRows, func(f alphaFeature) bool { return f.gate == gate })
 }
 
 // setGateDuringTest turns one of the package's gates on or off for the
@@ -39,11 +29,10 @@ var alphaGateSpecs = map[featuregate.Feature]featuregate.VersionedSpecs{
 func setGateDuringTest(t *testing.T, gate featuregate.Feature, on bool) {
 	t.Helper()
 	if _, known := utilfeature.DefaultMutableFeatureGate.GetAll()[gate]; !known {
-		spec, ok := alphaGateSpecs[gate]
-		if !ok {
+		if !isAlphaGate(gate) {
 			t.Fatalf("no spec for gate %s", gate)
 		}
-		if err := utilfeature.DefaultMutableFeatureGate.AddVersioned(map[featuregate.Feature]featuregate.VersionedSpecs{gate: spec}); err != nil {
+		if err := utilfeature.DefaultMutableFeatureGate.AddVersioned(map[featuregate.Feature]featuregate.VersionedSpecs{gate: alphaGateSpec}); err != nil {
 			t.Fatalf("registering gate %s: %v", gate, err)
 		}
 	}
@@ -54,7 +43,8 @@ func TestGateEnabled(t *testing.T) {
 	if gateEnabled("NoSuchEvictionGate") {
 		t.Error("an unregistered gate reads as on, want off")
 	}
-	for gate := range alphaGateSpecs {
+	for _, row := range alphaFeatureRows {
+		gate := row.gate
 		setGateDuringTest(t, gate, true)
 		if !gateEnabled(gate) {
 			t.Errorf("%s set on reads as off", gate)

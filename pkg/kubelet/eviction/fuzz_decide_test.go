@@ -4,8 +4,10 @@ package eviction
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/component-base/featuregate"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
@@ -97,10 +100,7 @@ var fzSignalCodes = [16]evictionapi.Signal{
 	6: evictionapi.SignalContainerFsAvailable,
 	7: evictionapi.SignalContainerFsInodesFree,
 	8: evictionapi.SignalPIDAvailable,
-	//evictkit:begin EvictionPSI
-	9:  signalMemoryPSISome,
-	10: signalMemoryPSIFull,
-	//evictkit:end EvictionPSI
+	// An alpha feature's signals take their codes in its fzAlphaFeature.
 }
 
 func (r *fzReader) signal() evictionapi.Signal {
@@ -128,13 +128,11 @@ func (r *fzReader) threshold() evictionapi.Threshold {
 	if soft {
 		t.GracePeriod = grace
 	}
-	//evictkit:begin EvictionPSI
-	if isPSISignal(sig) {
-		t.Operator = opGreaterThan
-		t.Value.Quantity = resource.NewMilliQuantity(int64(fzPSIShares[int(pct*100)%len(fzPSIShares)]*1000), resource.DecimalSI)
-		return t
+	for _, f := range fzAlphaFeatures {
+		if f.threshold != nil && f.threshold(sig, pct, &t) {
+			return t
+		}
 	}
-	//evictkit:end EvictionPSI
 	if byQuantity {
 		if q.Sign() == 0 {
 			q = *resource.NewQuantity(1, resource.BinarySI)
@@ -367,6 +365,116 @@ type fzPass struct {
 	psi     fzPSI
 }
 
+// fzAlphaFeature is what an alpha feature adds to the fuzz targets and
+// their reference model. The feature's own fuzz test file registers it
+// in a package-level declaration (addFzAlphaFeature), so the fuzz code
+// uses nothing of a feature that comes later in the series. Every field
+// is optional.
+type fzAlphaFeature struct {
+	// order places the feature among fzAlphaFeatures: its hooks run, and
+	// its entries of ordered tables (promises, parse seeds) come, in this
+	// order. It keeps the order the features had in the fuzz code before
+	// they were hooks (reclaim-sized, PSI, explain), and with it the
+	// numbering of the seeds FuzzDryRun adds.
+	order int
+
+	// FuzzDecide's input: gate is turned on or off as the scenario's alpha
+	// bits say (on); signalCodes are the feature's signals by their code
+	// (fzSignalCodes); threshold makes a threshold of the feature's
+	// signals from the bits a threshold reads, true when sig is one;
+	// observe adds the feature's observations of a pass.
+	gate        featuregate.Feature
+	on          func(fzGates) bool
+	signalCodes map[int]evictionapi.Signal
+	threshold   func(sig evictionapi.Signal, pct float32, t *evictionapi.Threshold) bool
+	observe     func(p fzPass, obs *observationSet)
+
+	// FuzzDecide's checks: victim renders what the feature adds to a
+	// victim (fzDecisionSummary); checkVictim holds a victim to the
+	// model's; targetPaths and runPaths add the paths (fzPaths) of a
+	// target that evicts and of a whole run; promises are the paths that
+	// must each have a named seed.
+	victim      func(v victim) string
+	checkVictim func(in *decideInput, v victim, w refVictim, fail func(format string, args ...any))
+	targetPaths func(t *reclaimTarget, paths map[string]bool)
+	runPaths    func(ins []decideInput, outs []decision, paths map[string]bool)
+	promises    []string
+
+	// The reference model: model passes the gate on to it; refSignals are
+	// the feature's rows of refSignals.
+	model      func(g *refGates, on bool)
+	refSignals map[evictionapi.Signal]refSignal
+
+	// FuzzParseThresholdConfig: signalNames are short names of the
+	// feature's signals (fzSignalNames); parseSeeds are named inputs
+	// (fzParseSeeds); parseGates sets the feature's gate as the options
+	// say.
+	signalNames map[string]evictionapi.Signal
+	parseSeeds  []fzParseSeed
+	parseGates  func(t *testing.T, o fzParseOptions)
+}
+
+// fzAlphaFeatures are the registered features, in order.
+var fzAlphaFeatures []fzAlphaFeature
+
+// addFzAlphaFeature registers a feature: it adds the feature's signal
+// codes, signal names and reference signals to the tables, and its row
+// to fzAlphaFeatures in order.
+func addFzAlphaFeature(f fzAlphaFeature) bool {
+	for code, sig := range f.signalCodes {
+		if fzSignalCodes[code] != "" {
+			panic("fuzz signal code taken twice: " + string(sig))
+		}
+		fzSignalCodes[code] = sig
+	}
+	maps.Copy(fzSignalNames, f.signalNames)
+	maps.Copy(refSignals, f.refSignals)
+	fzAlphaFeatures = append(fzAlphaFeatures, f)
+	slices.SortStableFunc(fzAlphaFeatures, func(a, b fzAlphaFeature) int { return a.order - b.order })
+	return true
+}
+
+// eachGate calls set with each feature's gate, on or off as the alpha
+// bits say, in order.
+func (a fzGates) eachGate(set func(gate featuregate.Feature, on bool)) {
+	for _, f := range fzAlphaFeatures {
+		if f.gate != "" {
+			set(f.gate, f.on(a))
+		}
+	}
+}
+
+// refGates are the gates the reference model follows for a scenario.
+func (s *fzScenario) refGates() refGates {
+	var g refGates
+	for _, f := range fzAlphaFeatures {
+		if f.model != nil {
+			f.model(&g, s.gates.alpha[f.gate])
+		}
+	}
+	return g
+}
+
+// fzPromises are the paths that must each have a named seed: the core's,
+// then the features'.
+func fzPromises() []string {
+	out := slices.Clone(fzDecidePromises)
+	for _, f := range fzAlphaFeatures {
+		out = append(out, f.promises...)
+	}
+	return out
+}
+
+// fzAllParseSeeds are FuzzParseThresholdConfig's named inputs: the
+// core's, then the features'.
+func fzAllParseSeeds() []fzParseSeed {
+	out := slices.Clone(fzParseSeeds)
+	for _, f := range fzAlphaFeatures {
+		out = append(out, f.parseSeeds...)
+	}
+	return out
+}
+
 var fzEpoch = time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
 
 // fzDecodeScenario decodes a scenario. Decoding the same bytes twice gives
@@ -384,12 +492,12 @@ func fzDecodeScenario(data []byte) *fzScenario {
 	}
 	alpha := r.byte()
 	s.alpha = fzGates{reclaimSized: alpha&1 != 0, explain: alpha&2 != 0}
-	//evictkit:begin EvictionReclaimSized
-	s.gates.set(evictionReclaimSized, s.alpha.reclaimSized)
-	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionExplain
-	s.gates.set(evictionExplain, s.alpha.explain)
-	//evictkit:end EvictionExplain
+	s.alpha.eachGate(func(gate featuregate.Feature, on bool) {
+		if s.gates.alpha == nil {
+			s.gates.alpha = alphaGates{}
+		}
+		s.gates.alpha[gate] = on
+	})
 	for i := r.intn(7); i > 0; i-- {
 		s.thresholds = append(s.thresholds, r.threshold())
 	}
@@ -417,15 +525,15 @@ func fzDecodeScenario(data []byte) *fzScenario {
 }
 
 // fzObserve is a pass's observations as the manager makes them: the
-// summary's, and the PSI figures where the pass has them.
+// summary's, and the alpha features' (the PSI figures where the pass has
+// them).
 func fzObserve(p fzPass) *observationSet {
 	obs := observeSummary(p.summary)
-	//evictkit:begin EvictionPSI
-	if p.psi.observed {
-		obs.set(signalMemoryPSISome, psiObservation(p.psi.some, p.psi.at))
-		obs.set(signalMemoryPSIFull, psiObservation(p.psi.full, p.psi.at))
+	for _, f := range fzAlphaFeatures {
+		if f.observe != nil {
+			f.observe(p, obs)
+		}
 	}
-	//evictkit:end EvictionPSI
 	return obs
 }
 
@@ -497,15 +605,11 @@ func fzDecisionSummary(d decision) string {
 // fzVictimExtra renders what the alpha gates add to a victim.
 func fzVictimExtra(v victim) string {
 	var extra string
-	//evictkit:begin EvictionExplain
-	if e := v.explanation; e != nil {
-		runnerUp := "none"
-		if e.runnerUp != nil {
-			runnerUp = string(e.runnerUp.UID)
+	for _, f := range fzAlphaFeatures {
+		if f.victim != nil {
+			extra += f.victim(v)
 		}
-		extra += fmt.Sprintf(" explain{rank=%d rule=%s runnerUp=%s@%d}", e.rank, e.rule, runnerUp, e.runnerUpRank)
 	}
-	//evictkit:end EvictionExplain
 	return extra
 }
 
@@ -527,7 +631,7 @@ func FuzzDecide(f *testing.F) {
 			return out
 		})
 
-		model := newRefModel(s.thresholds, s.layout, s.transition, s.maxGrace, refGates{reclaimSized: s.gates.reclaimSizedOn(), explain: s.gates.explainOn()})
+		model := newRefModel(s.thresholds, s.layout, s.transition, s.maxGrace, s.refGates())
 		for pass := range outs {
 			in, d := &ins[pass], outs[pass]
 			want := fzDecisionSummary(d)
@@ -541,23 +645,6 @@ func FuzzDecide(f *testing.F) {
 			fzCheckDecision(t, pass, in, d, ref)
 		}
 	})
-}
-
-// reclaimSizedOn and explainOn read the gates a build has.
-func (g featureGates) reclaimSizedOn() bool {
-	on := false
-	//evictkit:begin EvictionReclaimSized
-	on = g.alpha[evictionReclaimSized]
-	//evictkit:end EvictionReclaimSized
-	return on
-}
-
-func (g featureGates) explainOn() bool {
-	on := false
-	//evictkit:begin EvictionExplain
-	on = g.alpha[evictionExplain]
-	//evictkit:end EvictionExplain
-	return on
 }
 
 // fzRefObserve is a pass's observations as the reference model makes them.
@@ -656,23 +743,10 @@ func fzCheckDecision(t *testing.T, pass int, in *decideInput, d decision, ref re
 		if !strings.HasPrefix(v.message, fmt.Sprintf("The node was low on resource: %s. ", target.resource)) && !strings.HasPrefix(v.message, "The node was under memory pressure") {
 			fail("victim message %q", v.message)
 		}
-		//evictkit:begin EvictionExplain
-		if in.gates.alpha[evictionExplain] {
-			e := v.explanation
-			if e == nil {
-				fail("victim %s has no explanation with EvictionExplain on", v.pod.UID)
+		for _, f := range fzAlphaFeatures {
+			if f.checkVictim != nil {
+				f.checkVictim(in, v, w, fail)
 			}
-			runnerUp, runnerUpRank := types.UID(""), -1
-			if e.runnerUp != nil {
-				runnerUp, runnerUpRank = e.runnerUp.UID, e.runnerUpRank
-			}
-			if e.rank != w.rank || string(e.rule) != w.rule || runnerUp != w.runnerUp || runnerUpRank != w.runnerUpRank {
-				fail("victim %s explained rank=%d rule=%s runnerUp=%s@%d, the model's rank=%d rule=%s runnerUp=%s@%d",
-					v.pod.UID, e.rank, e.rule, runnerUp, runnerUpRank, w.rank, w.rule, w.runnerUp, w.runnerUpRank)
-			}
-		} else if v.explanation != nil {
-			fail("victim %s explained with EvictionExplain off", v.pod.UID)
 		}
-		//evictkit:end EvictionExplain
 	}
 }

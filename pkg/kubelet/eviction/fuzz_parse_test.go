@@ -30,10 +30,7 @@ var fzSignalNames = map[string]evictionapi.Signal{
 	"ctrfs":     evictionapi.SignalContainerFsAvailable,
 	"ctrfs.i":   evictionapi.SignalContainerFsInodesFree,
 	"pid":       evictionapi.SignalPIDAvailable,
-	//evictkit:begin EvictionPSI
-	"psi.some": signalMemoryPSISome,
-	"psi.full": signalMemoryPSIFull,
-	//evictkit:end EvictionPSI
+	// An alpha feature's signals get their names in its fzAlphaFeature.
 }
 
 // fzParseMaps are the four eviction settings decoded from a fuzz input.
@@ -96,6 +93,15 @@ func fzDecodeParseOptions(b byte) fzParseOptions {
 	return o
 }
 
+// setGates sets the alpha features' gates as the options say.
+func (o fzParseOptions) setGates(t *testing.T) {
+	for _, f := range fzAlphaFeatures {
+		if f.parseGates != nil {
+			f.parseGates(t, o)
+		}
+	}
+}
+
 // fzHugeExponent matches decimal exponents of five digits or more.
 var fzHugeExponent = regexp.MustCompile(`[eE][+-]?0*[1-9][0-9]{4,}`)
 
@@ -123,17 +129,21 @@ func fzThresholdsString(ts []evictionapi.Threshold) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// fzParseSeeds are the named inputs of FuzzParseThresholdConfig, each
-// with the outcome it is there for: the thresholds it parses to
-// (wantCount), or an error naming a setting (wantErr, a substring).
+// fzParseSeed is a named input of FuzzParseThresholdConfig, with the
+// outcome it is there for: the thresholds it parses to (wantCount), or an
+// error naming a setting (wantErr, a substring).
 // TestFuzzParseSeedsReachTheirOutcome holds each to it.
-var fzParseSeeds = []struct {
+type fzParseSeed struct {
 	name      string
 	spec      string
 	options   byte
 	wantErr   string
 	wantCount int
-}{
+}
+
+// fzParseSeeds are the core's named inputs (fzAllParseSeeds adds the
+// alpha features').
+var fzParseSeeds = []fzParseSeed{
 	{"defaults-hard-with-allocatable", "hmem=100Mi;hnodefs=10%;hnodefs.i=5%;himagefs=15%;himagefs.i=5%;hpid=1000", 1, "", 7},
 	{"soft-with-grace-and-reclaim", "smem=1Gi;gmem=1m30s;rmem=500Mi;snodefs=15%;gnodefs=2m;rnodefs=2%", 0, "", 2},
 	{"soft-without-grace", "hmem=1Gi;snodefs=10%;gmem=1m", 0, "evictionSoft", 0},
@@ -152,16 +162,10 @@ var fzParseSeeds = []struct {
 	{"huge-quantities", "hmem=1Ei;rmem=9223372036854775807", 1, "", 2},
 	{"allocatable-soft-only", "halloc=1Gi;salloc=2Gi;galloc=1h", 1, "", 2},
 	{"pid-and-inodes", "hpid=10%;hctrfs.i=5%;hnodefs.i=1k", 0, "", 3},
-	//evictkit:begin EvictionPSI
-	{"psi-gate-off", "hpsi.full=20", 0, "EvictionPSI", 0},
-	{"psi-hard-and-soft", "hpsi.full=20;spsi.some=12.5%;gpsi.some=30s;hmem=100Mi", 1 | 4, "", 4},
-	{"psi-out-of-range", "hpsi.some=100", 4, "evictionHard", 0},
-	{"psi-no-reclaim", "hpsi.some=10;rpsi.some=1", 4, "evictionMinimumReclaim", 0},
-	//evictkit:end EvictionPSI
 }
 
 func FuzzParseThresholdConfig(f *testing.F) {
-	for _, seed := range fzParseSeeds {
+	for _, seed := range fzAllParseSeeds() {
 		f.Add(seed.spec, seed.options)
 	}
 	f.Fuzz(func(t *testing.T, spec string, options byte) {
@@ -173,9 +177,7 @@ func FuzzParseThresholdConfig(f *testing.F) {
 		}
 		maps := fzDecodeParseSpec(spec)
 		opts := fzDecodeParseOptions(options)
-		//evictkit:begin EvictionPSI
-		setGateDuringTest(t, evictionPSI, opts.psi)
-		//evictkit:end EvictionPSI
+		opts.setGates(t)
 		got, err := ParseThresholdConfig(opts.allocatable, maps.hard, maps.soft, maps.grace, maps.reclaim)
 		want, wantErr := refParse(opts, maps)
 		switch {
@@ -370,13 +372,11 @@ func refSortedKeys(m map[string]string) []string {
 // FuzzParseThresholdConfig to the outcome its name promises, so that a
 // seed cannot silently stop exercising what it is there for.
 func TestFuzzParseSeedsReachTheirOutcome(t *testing.T) {
-	for _, seed := range fzParseSeeds {
+	for _, seed := range fzAllParseSeeds() {
 		t.Run(seed.name, func(t *testing.T) {
 			maps := fzDecodeParseSpec(seed.spec)
 			opts := fzDecodeParseOptions(seed.options)
-			//evictkit:begin EvictionPSI
-			setGateDuringTest(t, evictionPSI, opts.psi)
-			//evictkit:end EvictionPSI
+			opts.setGates(t)
 			got, err := ParseThresholdConfig(opts.allocatable, maps.hard, maps.soft, maps.grace, maps.reclaim)
 			switch {
 			case seed.wantErr != "" && err == nil:

@@ -114,48 +114,22 @@ func fzPaths(s *fzScenario, ins []decideInput, outs []decision) map[string]bool 
 		if !t.ranked[t.victims[0].rank].hasStats {
 			paths["victim-no-stats"] = true
 		}
-		//evictkit:begin EvictionReclaimSized
-		if t.sizing != nil {
-			switch {
-			case len(t.victims) > 1 && t.victims[len(t.victims)-1].rank != len(t.victims)-1:
-				paths["sized-several-past-critical"] = true
-			case len(t.victims) > 1:
-				paths["sized-several"] = true
-			case !t.sizing.covered && len(t.ranked) > 1:
-				paths["sized-fallback-one"] = true
-			}
-		}
-		//evictkit:end EvictionReclaimSized
-		//evictkit:begin EvictionPSI
-		if isPSISignal(t.threshold.Signal) {
-			paths["psi-victim-"+strings.Split(string(t.threshold.Signal), ".")[2]] = true
-		}
-		//evictkit:end EvictionPSI
-		//evictkit:begin EvictionExplain
-		for _, v := range t.victims {
-			if v.explanation != nil {
-				paths["explain-"+string(v.explanation.rule)] = true
-			}
-		}
-		//evictkit:end EvictionExplain
-	}
-	//evictkit:begin EvictionPSI
-	// A PSI threshold acting after a PSI eviction that does not evict again.
-	for pass := 1; pass < len(outs); pass++ {
-		if outs[pass-1].next.settleFrom.IsZero() {
-			continue
-		}
-		for i, th := range ins[pass].thresholds {
-			if isPSISignal(th.Signal) && outs[pass].next.acting[i] && (outs[pass].target == nil || !isPSISignal(outs[pass].target.threshold.Signal)) {
-				paths["psi-settling"] = true
+		for _, f := range fzAlphaFeatures {
+			if f.targetPaths != nil {
+				f.targetPaths(t, paths)
 			}
 		}
 	}
-	//evictkit:end EvictionPSI
+	for _, f := range fzAlphaFeatures {
+		if f.runPaths != nil {
+			f.runPaths(ins, outs, paths)
+		}
+	}
 	return paths
 }
 
-// fzDecidePromises are the paths that must each have a named seed.
+// fzDecidePromises are the core's paths that must each have a named seed
+// (fzPromises adds the alpha features').
 var fzDecidePromises = []string{
 	"conditions-only",
 	"acting-but-no-target",
@@ -185,24 +159,6 @@ var fzDecidePromises = []string{
 	"stale-stats-no-target",
 	"actionable-same-signal-two-graces",
 	"actionable-met-now-before-held",
-	//evictkit:begin EvictionReclaimSized
-	"sized-several",
-	"sized-several-past-critical",
-	"sized-fallback-one",
-	//evictkit:end EvictionReclaimSized
-	//evictkit:begin EvictionPSI
-	"psi-victim-some",
-	"psi-victim-full",
-	"psi-settling",
-	//evictkit:end EvictionPSI
-	//evictkit:begin EvictionExplain
-	"explain-no-stats",
-	"explain-exceeds-request",
-	"explain-priority",
-	"explain-usage",
-	"explain-tie-break",
-	"explain-only-candidate",
-	//evictkit:end EvictionExplain
 }
 
 const fzDecideCorpus = "testdata/fuzz/FuzzDecide"
@@ -240,7 +196,7 @@ func writeFuzzSeed(path string, data []byte) error {
 
 func TestFuzzDecideSeedsReachTheirPath(t *testing.T) {
 	var lost []string
-	for _, name := range fzDecidePromises {
+	for _, name := range fzPromises() {
 		data, err := readFuzzSeed(filepath.Join(fzDecideCorpus, name))
 		switch {
 		case err != nil && !os.IsNotExist(err):

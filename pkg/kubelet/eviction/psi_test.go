@@ -4,8 +4,10 @@ package eviction
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -15,6 +17,45 @@ import (
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
+
+// What EvictionPSI adds to the scenarios: a PSI threshold line, met above
+// its share (threshold memory.psi.full.avg10>20), written back the same
+// way, and an observation of a stall share (observe
+// memory.psi.full.avg10=35.5%).
+var _ = addScenarioFeature(scenarioFeature{
+	readThreshold: func(arg string) (evictionapi.Threshold, bool, error) {
+		signal, value, ok := strings.Cut(arg, ">")
+		if !ok {
+			return evictionapi.Threshold{}, false, nil
+		}
+		v, err := parsePSIThresholdValue(value)
+		if err != nil {
+			return evictionapi.Threshold{}, true, err
+		}
+		return evictionapi.Threshold{Signal: parseSignal(signal), Operator: opGreaterThan, Value: v}, true, nil
+	},
+	writeThreshold: func(t evictionapi.Threshold) (string, bool) {
+		if t.Operator != opGreaterThan {
+			return "", false
+		}
+		return string(t.Signal) + ">" + formatPSI(t.Value.Quantity.MilliValue()), true
+	},
+	readFigures: func(figures string) (string, error) {
+		pct, ok := strings.CutSuffix(figures, "%")
+		if !ok {
+			return figures, nil
+		}
+		f, err := strconv.ParseFloat(pct, 64)
+		if err != nil {
+			return "", fmt.Errorf("%q: want a stall share in percent", figures)
+		}
+		ob := psiObservation(f, time.Time{})
+		return fmt.Sprintf("%d/%d", ob.available, ob.capacity), nil
+	},
+})
+
+// The PSI signals starve memory (TestDecideReclaimStepsPerLayout).
+var _ = addSignalResources(map[evictionapi.Signal]v1.ResourceName{signalMemoryPSISome: v1.ResourceMemory, signalMemoryPSIFull: v1.ResourceMemory})
 
 func TestParsePSIThresholdValue(t *testing.T) {
 	for _, tc := range []struct {

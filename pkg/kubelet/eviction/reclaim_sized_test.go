@@ -3,14 +3,32 @@
 package eviction
 
 import (
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	v1 "k8s.io/api/core/v1"
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
+)
+
+// What EvictionReclaimSized adds to the scenarios: the gate line gate
+// reclaim-sized, and the sizing of a target.
+var (
+	_ = addScenarioFeature(scenarioFeature{
+		gate:    "reclaim-sized",
+		setGate: func(s *scenario) { s.gates.set(evictionReclaimSized, true) },
+	})
+	_ = addDecisionRender(decisionRender{
+		target: func(b *strings.Builder, tg *reclaimTarget) {
+			if s := tg.sizing; s != nil {
+				fmt.Fprintf(b, "sized: shortfall %s, victims use %s, covered %v\n", formatBytes(s.shortfall), formatBytes(s.expected), s.covered)
+			}
+		},
+	})
 )
 
 func TestSizeVictims(t *testing.T) {

@@ -61,22 +61,19 @@ type refSignal struct {
 }
 
 // refSignals: the reclaim order is memory.available,
-// allocatableMemory.available, the PSI signals, nodefs (bytes, inodes),
-// imagefs, containerfs, pid.available.
+// allocatableMemory.available, the PSI signals (orders 2 and 3, added by
+// EvictionPSI's fzAlphaFeature), nodefs (bytes, inodes), imagefs,
+// containerfs, pid.available.
 var refSignals = map[evictionapi.Signal]refSignal{
 	evictionapi.SignalMemoryAvailable:            {condition: v1.NodeMemoryPressure, class: refMemory, order: 0},
 	evictionapi.SignalAllocatableMemoryAvailable: {condition: v1.NodeMemoryPressure, class: refMemory, order: 1},
-	//evictkit:begin EvictionPSI
-	"memory.psi.some.avg10": {condition: v1.NodeMemoryPressure, class: refMemory, order: 2, psi: true},
-	"memory.psi.full.avg10": {condition: v1.NodeMemoryPressure, class: refMemory, order: 3, psi: true},
-	//evictkit:end EvictionPSI
-	evictionapi.SignalNodeFsAvailable:       {condition: v1.NodeDiskPressure, class: refDiskBytes, fs: refNodeFs, order: 4},
-	evictionapi.SignalNodeFsInodesFree:      {condition: v1.NodeDiskPressure, class: refDiskInodes, fs: refNodeFs, order: 5},
-	evictionapi.SignalImageFsAvailable:      {condition: v1.NodeDiskPressure, class: refDiskBytes, fs: refImageFs, order: 6},
-	evictionapi.SignalImageFsInodesFree:     {condition: v1.NodeDiskPressure, class: refDiskInodes, fs: refImageFs, order: 7},
-	evictionapi.SignalContainerFsAvailable:  {condition: v1.NodeDiskPressure, class: refDiskBytes, fs: refContainerFs, order: 8},
-	evictionapi.SignalContainerFsInodesFree: {condition: v1.NodeDiskPressure, class: refDiskInodes, fs: refContainerFs, order: 9},
-	evictionapi.SignalPIDAvailable:          {condition: v1.NodePIDPressure, class: refPIDs, order: 10},
+	evictionapi.SignalNodeFsAvailable:            {condition: v1.NodeDiskPressure, class: refDiskBytes, fs: refNodeFs, order: 4},
+	evictionapi.SignalNodeFsInodesFree:           {condition: v1.NodeDiskPressure, class: refDiskInodes, fs: refNodeFs, order: 5},
+	evictionapi.SignalImageFsAvailable:           {condition: v1.NodeDiskPressure, class: refDiskBytes, fs: refImageFs, order: 6},
+	evictionapi.SignalImageFsInodesFree:          {condition: v1.NodeDiskPressure, class: refDiskInodes, fs: refImageFs, order: 7},
+	evictionapi.SignalContainerFsAvailable:       {condition: v1.NodeDiskPressure, class: refDiskBytes, fs: refContainerFs, order: 8},
+	evictionapi.SignalContainerFsInodesFree:      {condition: v1.NodeDiskPressure, class: refDiskInodes, fs: refContainerFs, order: 9},
+	evictionapi.SignalPIDAvailable:               {condition: v1.NodePIDPressure, class: refPIDs, order: 10},
 }
 
 // refConditions are the node conditions in the order they are reported.

@@ -32,6 +32,7 @@ package eviction
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,6 +43,29 @@ import (
 	statsapi "k8s.io/kubelet/pkg/apis/stats/v1alpha1"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
+
+// scenarioFeature is what an alpha feature adds to the input lines: its
+// own forms of threshold line (read by readThreshold, written back by
+// writeThreshold; ok false: not its form) and of observe figures
+// (readFigures turns them into AVAILABLE/CAPACITY, leaving others as they
+// are), and a gate line (gate NAME, which setGate turns on). The
+// feature's own test file registers it (addScenarioFeature); every field
+// is optional.
+type scenarioFeature struct {
+	readThreshold  func(arg string) (t evictionapi.Threshold, ok bool, err error)
+	writeThreshold func(t evictionapi.Threshold) (s string, ok bool)
+	readFigures    func(figures string) (string, error)
+	gate           string
+	setGate        func(s *scenario)
+}
+
+// scenarioFeatures are the registered features.
+var scenarioFeatures []scenarioFeature
+
+func addScenarioFeature(f scenarioFeature) bool {
+	scenarioFeatures = append(scenarioFeatures, f)
+	return true
+}
 
 // scenario is one command's parsed input.
 type scenario struct {
@@ -237,15 +261,16 @@ func (s *scenario) addThreshold(args []string) error {
 	if len(args) == 0 {
 		return fmt.Errorf("want SIGNAL<VALUE")
 	}
-	//evictkit:begin EvictionPSI
-	if signal, value, ok := strings.Cut(args[0], ">"); ok {
-		v, err := parsePSIThresholdValue(value)
-		if err != nil {
-			return err
+	for _, f := range scenarioFeatures {
+		if f.readThreshold == nil {
+			continue
 		}
-		return s.addThresholdWith(evictionapi.Threshold{Signal: parseSignal(signal), Operator: opGreaterThan, Value: v}, args[1:])
+		if t, ok, err := f.readThreshold(args[0]); err != nil {
+			return err
+		} else if ok {
+			return s.addThresholdWith(t, args[1:])
+		}
 	}
-	//evictkit:end EvictionPSI
 	signal, value, ok := strings.Cut(args[0], "<")
 	t := evictionapi.Threshold{Signal: parseSignal(signal)}
 	switch {
@@ -288,16 +313,15 @@ func (s *scenario) addObservation(args []string) error {
 	if !ok {
 		return fmt.Errorf("%q: want SIGNAL=AVAILABLE/CAPACITY", args[0])
 	}
-	//evictkit:begin EvictionPSI
-	if pct, ok := strings.CutSuffix(figures, "%"); ok {
-		f, err := strconv.ParseFloat(pct, 64)
-		if err != nil {
-			return fmt.Errorf("%q: want a stall share in percent", figures)
+	for _, f := range scenarioFeatures {
+		if f.readFigures == nil {
+			continue
 		}
-		ob := psiObservation(f, time.Time{})
-		figures = fmt.Sprintf("%d/%d", ob.available, ob.capacity)
+		var err error
+		if figures, err = f.readFigures(figures); err != nil {
+			return err
+		}
 	}
-	//evictkit:end EvictionPSI
 	avail, capa, ok := strings.Cut(figures, "/")
 	if !ok {
 		return fmt.Errorf("%q: want AVAILABLE/CAPACITY", figures)
@@ -347,16 +371,12 @@ func (s *scenario) setGates(args []string) error {
 		case "pod-level-resources":
 			s.gates.podLevelResources = true
 		//evictkit:end decision
-		//evictkit:begin EvictionReclaimSized
-		case "reclaim-sized":
-			s.gates.set(evictionReclaimSized, true)
-		//evictkit:end EvictionReclaimSized
-		//evictkit:begin EvictionExplain
-		case "explain":
-			s.gates.set(evictionExplain, true)
-		//evictkit:end EvictionExplain
 		default:
-			return fmt.Errorf("unknown gate %q", g)
+			i := slices.IndexFunc(scenarioFeatures, func(f scenarioFeature) bool { return f.gate == g })
+			if i < 0 {
+				return fmt.Errorf("unknown gate %q", g)
+			}
+			scenarioFeatures[i].setGate(s)
 		}
 	}
 	return nil

@@ -13,6 +13,23 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// decisionRender is what an alpha feature writes of a decision: lines
+// about the target (after its ranking) and about each victim (after its
+// annotations). The feature's own test file registers it
+// (addDecisionRender); either hook is optional.
+type decisionRender struct {
+	target func(b *strings.Builder, tg *reclaimTarget)
+	victim func(b *strings.Builder, tg *reclaimTarget, v victim)
+}
+
+// decisionRenders are the registered features'.
+var decisionRenders []decisionRender
+
+func addDecisionRender(r decisionRender) bool {
+	decisionRenders = append(decisionRenders, r)
+	return true
+}
+
 // renderDecision writes the conditions, each threshold's state, the target
 // with its ranking and victims, and any local storage victims.
 func renderDecision(in *decideInput, d *decision) string {
@@ -48,11 +65,11 @@ func renderDecision(in *decideInput, d *decision) string {
 			b.WriteString("  " + line + "\n")
 		}
 	}
-	//evictkit:begin EvictionReclaimSized
-	if s := tg.sizing; s != nil {
-		fmt.Fprintf(&b, "sized: shortfall %s, victims use %s, covered %v\n", formatBytes(s.shortfall), formatBytes(s.expected), s.covered)
+	for _, r := range decisionRenders {
+		if r.target != nil {
+			r.target(&b, tg)
+		}
 	}
-	//evictkit:end EvictionReclaimSized
 	if len(tg.victims) == 0 {
 		b.WriteString("victims: none\n")
 	}
@@ -66,11 +83,11 @@ func renderDecision(in *decideInput, d *decision) string {
 		for _, k := range keys {
 			fmt.Fprintf(&b, "  annotation %s: %q\n", k, v.annotations[k])
 		}
-		//evictkit:begin EvictionExplain
-		if v.explanation != nil {
-			fmt.Fprintf(&b, "  explained: %q\n", v.explanation.clause(tg.decision))
+		for _, r := range decisionRenders {
+			if r.victim != nil {
+				r.victim(&b, tg, v)
+			}
 		}
-		//evictkit:end EvictionExplain
 	}
 	return b.String()
 }

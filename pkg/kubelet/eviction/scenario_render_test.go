@@ -59,11 +59,14 @@ func renderThreshold(t evictionapi.Threshold) string {
 	if t.Operator == "" {
 		return string(t.Signal) + " (no operator)"
 	}
-	//evictkit:begin EvictionPSI
-	if t.Operator == opGreaterThan {
-		return string(t.Signal) + ">" + formatPSI(t.Value.Quantity.MilliValue())
+	for _, f := range scenarioFeatures {
+		if f.writeThreshold == nil {
+			continue
+		}
+		if s, ok := f.writeThreshold(t); ok {
+			return s
+		}
 	}
-	//evictkit:end EvictionPSI
 	s := string(t.Signal) + "<" + formatThresholdValue(t.Value)
 	if t.GracePeriod != 0 {
 		s += fmt.Sprintf(" grace %s", t.GracePeriod)
