@@ -12,7 +12,7 @@ FUZZTIME ?= 10m
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
-.PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches stage-tests upstream-tree kubelet upstream-e2e check-kubelet \
+.PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches rebase stage-tests upstream-tree kubelet upstream-e2e check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
 	test-upstream-node test-upstream-node-down parity
 
@@ -104,6 +104,9 @@ patches: ## Regenerate the patch series in patches/ from the code
 
 verify-patches: ## Fail unless patches/ is what make patches generates and applies with git am
 	@bash scripts/patches.sh verify
+
+rebase: ## What carrying the series to upstream release TO takes: upstream's changes to the files it touches, git am -3 onto TO, per patch; report in _output/reports/ (changes nothing)
+	@bash scripts/rebase.sh "$(TO)"
 
 stage-tests: ## The eviction package's tests at every stage of the patch series, cut as the generator cuts it (RUN=<regexp>)
 	@bash scripts/stage-tests.sh

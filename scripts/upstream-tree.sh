@@ -9,15 +9,31 @@
 #             their releases). Not part of patches/. (tag evictkit-base)
 #
 # Usage: scripts/upstream-tree.sh [DIR]   (default _output/upstream/kubernetes)
-# Idempotent: an existing, clean tree at the right tags is reused.
+#        UPSTREAM_VERSION=vX.Y.Z scripts/upstream-tree.sh [DIR]
+#                                   another release than the series' base
+#                                   (default _output/upstream/kubernetes-vX.Y.Z;
+#                                   make rebase uses it)
+# Idempotent: an existing, clean tree at the right tags is reused. A
+# release whose go.mod needs a newer Go than this machine's is handled
+# with the pinned GOTOOLCHAIN (versions.sh: NEWER_GO_TOOLCHAIN).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/upstream-module.sh"
 
 root="$(repo_root)"
-dir="${1:-${root}/_output/upstream/kubernetes}"
+version="${UPSTREAM_VERSION:-${K8S_VERSION}}"
+if [[ "${version}" == "${K8S_VERSION}" ]]; then
+	dir="${1:-${root}/_output/upstream/kubernetes}"
+	staging="${K8S_STAGING_VERSION}"
+else
+	[[ "${version}" =~ ^v1\.([0-9]+)\.([0-9]+.*)$ ]] ||
+		die "UPSTREAM_VERSION=${version} is not a Kubernetes release (v1.MINOR.PATCH[-pre])"
+	dir="${1:-${root}/_output/upstream/kubernetes-${version}}"
+	staging="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
+fi
 base_tag="evictkit-base"
-pristine_tag="upstream-${K8S_VERSION}"
+pristine_tag="upstream-${version}"
 
 require_cmd go "Go 1.26 is expected at /usr/local/go/bin"
 require_cmd git "apt-get install git"
@@ -26,16 +42,17 @@ if [[ -d "${dir}/.git" ]]; then
 	if ! git -C "${dir}" rev-parse -q --verify "refs/tags/${base_tag}" >/dev/null; then
 		die "${dir} exists but has no ${base_tag} tag (an interrupted earlier run?)" "remove it: rm -rf ${dir}"
 	fi
-	step "upstream tree: reusing ${dir} (${K8S_VERSION})"
+	step "upstream tree: reusing ${dir} (${version})"
 	exit 0
 fi
 
-step "upstream tree: locating k8s.io/kubernetes@${K8S_VERSION} in the module cache"
-moddir="$(go mod download -json "k8s.io/kubernetes@${K8S_VERSION}" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')"
-[[ -n "${moddir}" && -d "${moddir}" ]] || die "go mod download did not give a directory for k8s.io/kubernetes@${K8S_VERSION}" "check access to the Go module proxy"
+step "upstream tree: locating k8s.io/kubernetes@${version} in the module cache"
+moddir="$(upstream_module_dir "${version}")" ||
+	die "go mod download did not give a directory for k8s.io/kubernetes@${version}" "check access to the Go module proxy"
+use_go_for "${moddir}/go.mod"
 
 tmp="${dir}.tmp.$$"
-trap 'rm -rf "${tmp}"' EXIT
+trap 'rm -rf "${tmp}" "${tmp}.tidy.log"' EXIT
 rm -rf "${tmp}"
 mkdir -p "$(dirname "${dir}")"
 step "upstream tree: copying ${moddir}"
@@ -46,9 +63,9 @@ cd "${tmp}"
 git init -q -b main
 git config core.autocrlf false
 git config gc.auto 0
-step "upstream tree: commit 1, pristine ${K8S_VERSION}"
+step "upstream tree: commit 1, pristine ${version}"
 git add -A -f .
-git commit -q -m "Kubernetes ${K8S_VERSION}, pristine, as served by the Go module proxy"
+git commit -q -m "Kubernetes ${version}, pristine, as served by the Go module proxy"
 git tag "${pristine_tag}"
 
 step "upstream tree: commit 2, build plumbing (standalone go.mod)"
@@ -57,19 +74,29 @@ rm -rf vendor go.work go.work.sum
 # module zip does not carry; drop the two sample modules that are not served.
 sed -i -E \
 	-e '/k8s\.io\/sample-(cli-plugin|controller)[[:space:]]+=>/d' \
-	-e "s#^([[:space:]]*)(k8s\\.io/[a-z0-9-]+) => \\./staging/src/k8s\\.io/[a-z0-9-]+\$#\\1\\2 => \\2 ${K8S_STAGING_VERSION}#" \
+	-e "s#^([[:space:]]*)(k8s\\.io/[a-z0-9-]+) => \\./staging/src/k8s\\.io/[a-z0-9-]+\$#\\1\\2 => \\2 ${staging}#" \
 	go.mod
 if grep -q '=> ./staging' go.mod; then
-	die "go.mod still points at ./staging after rewriting" "the replace block of ${K8S_VERSION} has an unexpected shape"
+	die "go.mod still points at ./staging after rewriting" "the replace block of ${version} has an unexpected shape"
 fi
-GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1 || die "go mod tidy failed in the upstream tree" "run it by hand in ${tmp} to see why"
+if ! GOFLAGS=-mod=mod go mod tidy >"${tmp}.tidy.log" 2>&1; then
+	[[ "${version}" != "${K8S_VERSION}" ]] ||
+		die "go mod tidy failed in the upstream tree: $(grep -v '^go: downloading' "${tmp}.tidy.log" | head -n 3 | tr '\n' ' ')"
+	# Another release may need a module version the proxy does not serve
+	# (v1.38.0-beta.0: sigs.k8s.io/iptables-wrappers v1.0.0, for
+	# kube-proxy): the packages that import it stay unloaded.
+	GOFLAGS=-mod=mod go mod tidy -e >"${tmp}.tidy.log" 2>&1 ||
+		die "go mod tidy -e failed in the upstream tree: $(grep -v '^go: downloading' "${tmp}.tidy.log" | head -n 3 | tr '\n' ' ')"
+	note "not served by the module proxy, packages that need them left out: $(grep -o '[^ ]*@v[^ :]*: reading' "${tmp}.tidy.log" | sed 's/: reading//' | sort -u | paste -sd' ' -)"
+fi
+rm -f "${tmp}.tidy.log"
 git add -A -f .
-git commit -q -m "build plumbing: build ${K8S_VERSION} from the Go module proxy
+git commit -q -m "build plumbing: build ${version} from the Go module proxy
 
 Not part of the evictkit patch series. A module-proxy copy of
 k8s.io/kubernetes has no staging/ sources and an OWNERS-only vendor/
 directory, so this commit removes vendor/ and go.work and pins every
-staging module to its ${K8S_STAGING_VERSION} release."
+staging module to its ${staging} release."
 git tag "${base_tag}"
 cd - >/dev/null
 

@@ -5,6 +5,10 @@
 K8S_VERSION="v1.37.2"
 # Release of the staging modules (k8s.io/api, client-go, ...) that goes with it.
 K8S_STAGING_VERSION="v0.37.2"
+# The Go toolchain for upstream releases whose go.mod needs a newer Go
+# than this machine's 1.26 (v1.38 on: go 1.27.0); the Go module proxy
+# serves it (GOTOOLCHAIN). make rebase uses it.
+NEWER_GO_TOOLCHAIN="go1.27.3"
 
 # evictkit_kubelet_version ROOT: the patched kubelet's version, naming the
 # upstream release and a short hash of the patch series in ROOT/patches.
