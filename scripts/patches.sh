@@ -18,7 +18,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/patchset/checks.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/stage-parity.sh"
 
 root="$(repo_root)"
-upstream="${root}/_output/upstream/kubernetes"
+# UPSTREAM_TREE: another materialized release to generate on (make rebase).
+upstream="${UPSTREAM_TREE:-${root}/_output/upstream/kubernetes}"
 patchset="${root}/scripts/patchset"
 patches="${root}/patches"
 base="evictkit-base"
@@ -46,6 +47,7 @@ new_scratch() {
 }
 
 ensure_upstream() {
+	[[ -z "${UPSTREAM_TREE:-}" ]] || return 0
 	bash "${root}/scripts/upstream-tree.sh" "${upstream}"
 }
 

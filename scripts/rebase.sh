@@ -11,8 +11,12 @@
 #      base, scripts/upstream-tree.sh), patch by patch: applied, or the
 #      files in conflict (that patch is then skipped and the rest go on).
 #
-# Not yet here: the exported API diff and the short parity run against TO
-# (they need evictkit's module built against TO).
+#   3. the series generated from the code on TO (the generator's own
+#      edits: the package, the gates in pkg/features, the kubelet hook),
+#      and whether it applies there patch by patch.
+#
+# Not yet here: the generated series' builds and tests, the exported API
+# diff and the short parity run against TO.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
@@ -139,9 +143,41 @@ while IFS= read -r p; do
 	note "CONFLICT: ${p}: ${files:-does not apply}"
 	git -C "${work}" am --skip >/dev/null 2>&1 || git -C "${work}" am --abort >/dev/null 2>&1 || true
 done <"${patches}/series"
+step "rebase: the series generated from the code on ${to}"
+# The patches are generated, so the way to carry them is to generate them
+# on the new tree: this shows whether each definition still applies there.
+use_go_for "${to_dir}/go.mod"
+gen="${root}/_output/rebase-${to}-series"
+rm -rf "${gen}"
 {
 	echo
-	echo "Not checked here yet: the exported API and the short parity run against ${to}."
+	echo "## The series generated from the code on ${to}"
+	echo
+} >>"${report}"
+if UPSTREAM_TREE="${to_tree}" SERIES_K8S_VERSION="${to}" bash "${root}/scripts/patches.sh" generate "${gen}" >"${gen}.log" 2>&1; then
+	git -C "${work}" am --abort >/dev/null 2>&1 || true
+	git -C "${work}" checkout -q -f --detach evictkit-base
+	applied=0
+	while IFS= read -r p; do
+		git -C "${work}" am -q --keep-cr "${gen}/${p}" >/dev/null 2>&1 || break
+		applied=$((applied + 1))
+	done <"${gen}/series"
+	echo "Generated: $(grep -c . "${gen}/series") patches; ${applied} of them apply with git am onto ${to}, in order." >>"${report}"
+	note "generated on ${to}: ${applied} of $(grep -c . "${gen}/series") patch(es) apply"
+else
+	{
+		echo "The generator stops on ${to}:"
+		echo
+		echo '```'
+		grep -E '^(==>|error|hint|replace_once|add_feature_gate|copy_package|set_feature)' "${gen}.log" | tail -n 6
+		echo '```'
+	} >>"${report}"
+	note "the generator stops on ${to}: $(grep -E '^(error|replace_once|add_feature_gate|copy_package|set_feature)' "${gen}.log" | head -n 1)"
+fi
+rm -rf "${gen}" "${gen}.log"
+{
+	echo
+	echo "Not checked here yet: the generated series' builds and tests, the exported API and the short parity run against ${to}."
 	echo
 	echo "## Upstream's changes, file by file"
 	cat "${diffs}"

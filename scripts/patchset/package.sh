@@ -23,8 +23,9 @@
 # never a comment.
 : "${EVICTKIT:?EVICTKIT must name the evictkit checkout}"
 source "${EVICTKIT}/scripts/lib/versions.sh"
-# The minor version feature gates are introduced at: this fork's base.
-K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${K8S_VERSION}")"
+# The minor version feature gates are introduced at: this fork's base, or
+# the release make rebase generates the series on (SERIES_K8S_VERSION).
+K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${SERIES_K8S_VERSION:-${K8S_VERSION}}")"
 
 # The features, in the order the series adds them: the one list that the
 # patch definitions, the marker checks and the stage tests go by. A feature
