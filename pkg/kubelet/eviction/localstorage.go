@@ -4,6 +4,7 @@ package eviction
 
 import (
 	"fmt"
+	"sort"
 
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,12 +48,14 @@ type localStorageOptions struct {
 // the first local storage limit it exceeds, checking in this order: its
 // emptyDir size limits (in volume order), the pod's ephemeral-storage
 // limit, then its containers' ephemeral-storage limits (in stats order).
-// Pods are taken in namespace/name/UID order (upstream follows the order
-// of the active pods list, so this is one of its possible orders).
+// The violations come in their pods' namespace/name/UID order (upstream
+// follows the order of the active pods list, so this is one of its
+// possible orders), sorted once found: a pass sorts the few pods over a
+// limit, not every pod.
 func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStorageOptions) []storageViolation {
 	var out []storageViolation
-	for _, pod := range inTieBreakOrder(pods) {
-		if kubelettypes.IsCriticalPod(pod) {
+	for _, pod := range pods {
+		if pod == nil || kubelettypes.IsCriticalPod(pod) {
 			continue
 		}
 		s := stats.lookup(pod)
@@ -67,6 +70,7 @@ func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStora
 			out = append(out, v)
 		}
 	}
+	sort.SliceStable(out, func(i, j int) bool { return tieBreakBefore(out[i].pod, out[j].pod) })
 	return out
 }
 

@@ -179,18 +179,6 @@ func compareRank(a, b *candidate, class rankClass) int {
 	return 0
 }
 
-// inTieBreakOrder returns the non-nil pods sorted by tieBreakBefore.
-func inTieBreakOrder(pods []*v1.Pod) []*v1.Pod {
-	out := make([]*v1.Pod, 0, len(pods))
-	for _, p := range pods {
-		if p != nil {
-			out = append(out, p)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return tieBreakBefore(out[i], out[j]) })
-	return out
-}
-
 // tieBreakBefore is the fixed order for pods that rank equal.
 func tieBreakBefore(a, b *v1.Pod) bool {
 	if a.Namespace != b.Namespace {
