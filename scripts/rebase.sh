@@ -44,14 +44,12 @@ step "rebase: ${from} -> ${to}: the two releases from the module cache"
 from_dir="$(upstream_module_dir "${from}")" || die "k8s.io/kubernetes@${from} is not in the module cache and cannot be downloaded"
 to_dir="$(upstream_module_dir "${to}")" || die "k8s.io/kubernetes@${to} is not served by the Go module proxy" "list the served releases: go list -m -versions k8s.io/kubernetes"
 
-# series_files: "PATCH FILE" for every file each patch touches.
-series_files() {
-	local p
-	while IFS= read -r p; do
-		[[ -n "${p}" ]] || continue
-		sed -n 's#^diff --git a/\([^ ]*\) b/.*#\1#p' "${patches}/${p}" | sed "s#^#${p%%-*} #"
-	done <"${patches}/series"
-}
+# touched: "PATCH FILE" for every file each patch touches, read once.
+touched="$(while IFS= read -r p; do
+	[[ -n "${p}" ]] || continue
+	sed -n 's#^diff --git a/\([^ ]*\) b/.*#\1#p' "${patches}/${p}" | sed "s#^#${p%%-*} #"
+done <"${patches}/series")"
+touched_files="$(awk '{ print $2 }' <<<"${touched}" | sort -u)"
 
 step "rebase: what upstream changed in the files the series touches"
 mkdir -p "$(dirname "${report}")"
@@ -69,7 +67,7 @@ diffs="$(mktemp)"
 changed=0
 changed_files=" "
 while read -r file; do
-	nums="$(series_files | awk -v f="${file}" '$2 == f { print $1 }' | sort -u | paste -sd, -)"
+	nums="$(awk -v f="${file}" '$2 == f { print $1 }' <<<"${touched}" | sort -u | paste -sd, -)"
 	a="${from_dir}/${file}" b="${to_dir}/${file}"
 	if [[ -f "${a}" && -f "${b}" ]] && cmp -s "${a}" "${b}"; then
 		continue
@@ -98,9 +96,9 @@ while read -r file; do
 		diff -u --label "${from}/${file}" --label "${to}/${file}" "${a}" "${b}" 2>/dev/null | head -n 400 || true
 		echo '```'
 	} >>"${diffs}"
-done < <(series_files | awk '{ print $2 }' | sort -u)
+done <<<"${touched_files}"
 [[ ${changed} -gt 0 ]] || echo "| (none) | | | |" >>"${report}"
-note "${changed} of $(series_files | awk '{ print $2 }' | sort -u | grep -c .) file(s) the series touches changed upstream"
+note "${changed} of $(grep -c . <<<"${touched_files}") file(s) the series touches changed upstream"
 
 step "rebase: ${to} materialized as the series' base"
 UPSTREAM_VERSION="${to}" bash "${root}/scripts/upstream-tree.sh" "${to_tree}"
