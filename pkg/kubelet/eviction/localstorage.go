@@ -55,7 +55,9 @@ type localStorageOptions struct {
 func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStorageOptions) []storageViolation {
 	var out []storageViolation
 	for _, pod := range pods {
-		if pod == nil || kubelettypes.IsCriticalPod(pod) {
+		// Most pods name no limit: skip them before the critical check and
+		// the stats look-up, which cost map reads per pod.
+		if pod == nil || !namesStorageLimit(pod, opts) || kubelettypes.IsCriticalPod(pod) {
 			continue
 		}
 		s := stats.lookup(pod)
@@ -72,6 +74,20 @@ func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStora
 	}
 	sort.SliceStable(out, func(i, j int) bool { return tieBreakBefore(out[i].pod, out[j].pod) })
 	return out
+}
+
+// namesStorageLimit reports whether the pod has anything
+// localStorageViolations checks: an emptyDir size limit it enforces, or an
+// ephemeral-storage limit.
+func namesStorageLimit(pod *v1.Pod, opts localStorageOptions) bool {
+	for i := range pod.Spec.Volumes {
+		ed := pod.Spec.Volumes[i].EmptyDir
+		if ed != nil && ed.SizeLimit != nil && ed.SizeLimit.Sign() > 0 &&
+			!(opts.memoryVolumesExempt && ed.Medium == v1.StorageMediumMemory) {
+			return true
+		}
+	}
+	return mentionsEphemeralLimit(pod)
 }
 
 // emptyDirViolation finds the first emptyDir used beyond its size limit.
