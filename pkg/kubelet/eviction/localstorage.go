@@ -55,20 +55,22 @@ type localStorageOptions struct {
 func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStorageOptions) []storageViolation {
 	var out []storageViolation
 	for _, pod := range pods {
-		// Most pods name no limit: skip them before the critical check and
-		// the stats look-up, which cost map reads per pod.
-		if pod == nil || !namesStorageLimit(pod, opts) || kubelettypes.IsCriticalPod(pod) {
+		if pod == nil {
+			continue
+		}
+		// Most pods name no limit: they are skipped before the stats look-up.
+		emptyDirLimit, ephemeralLimit := namesEmptyDirLimit(pod, opts), mentionsEphemeralLimit(pod)
+		if !emptyDirLimit && !ephemeralLimit {
 			continue
 		}
 		s := stats.lookup(pod)
 		if s == nil {
 			continue
 		}
-		if v, ok := emptyDirViolation(pod, s, opts); ok {
-			out = append(out, v)
-		} else if v, ok := podLimitViolation(pod, s); ok {
-			out = append(out, v)
-		} else if v, ok := containerLimitViolation(pod, s, opts); ok {
+		v, ok := firstStorageViolation(pod, s, opts, emptyDirLimit, ephemeralLimit)
+		// Critical pods are exempt. Checked last: it reads annotations, and
+		// only pods over a limit get this far.
+		if ok && !kubelettypes.IsCriticalPod(pod) {
 			out = append(out, v)
 		}
 	}
@@ -76,18 +78,38 @@ func localStorageViolations(pods []*v1.Pod, stats podStatsIndex, opts localStora
 	return out
 }
 
-// namesStorageLimit reports whether the pod has anything
-// localStorageViolations checks: an emptyDir size limit it enforces, or an
-// ephemeral-storage limit.
-func namesStorageLimit(pod *v1.Pod, opts localStorageOptions) bool {
+// firstStorageViolation checks the kinds of limit the pod names, in order.
+func firstStorageViolation(pod *v1.Pod, s *statsapi.PodStats, opts localStorageOptions, emptyDirLimit, ephemeralLimit bool) (storageViolation, bool) {
+	if emptyDirLimit {
+		if v, ok := emptyDirViolation(pod, s, opts); ok {
+			return v, true
+		}
+	}
+	if !ephemeralLimit {
+		return storageViolation{}, false
+	}
+	if v, ok := podLimitViolation(pod, s); ok {
+		return v, true
+	}
+	return containerLimitViolation(pod, s, opts)
+}
+
+// namesEmptyDirLimit reports whether the pod has an emptyDir with a size
+// limit that is enforced.
+func namesEmptyDirLimit(pod *v1.Pod, opts localStorageOptions) bool {
 	for i := range pod.Spec.Volumes {
-		ed := pod.Spec.Volumes[i].EmptyDir
-		if ed != nil && ed.SizeLimit != nil && ed.SizeLimit.Sign() > 0 &&
-			!(opts.memoryVolumesExempt && ed.Medium == v1.StorageMediumMemory) {
+		if enforcedSizeLimit(pod.Spec.Volumes[i].EmptyDir, opts) {
 			return true
 		}
 	}
-	return mentionsEphemeralLimit(pod)
+	return false
+}
+
+// enforcedSizeLimit reports whether an emptyDir (nil if the volume is not
+// one) has a positive size limit that local storage eviction enforces.
+func enforcedSizeLimit(ed *v1.EmptyDirVolumeSource, opts localStorageOptions) bool {
+	return ed != nil && ed.SizeLimit != nil && ed.SizeLimit.Sign() > 0 &&
+		!(opts.memoryVolumesExempt && ed.Medium == v1.StorageMediumMemory)
 }
 
 // emptyDirViolation finds the first emptyDir used beyond its size limit.
@@ -95,10 +117,7 @@ func emptyDirViolation(pod *v1.Pod, s *statsapi.PodStats, opts localStorageOptio
 	for i := range pod.Spec.Volumes {
 		vol := &pod.Spec.Volumes[i]
 		ed := vol.EmptyDir
-		if ed == nil || ed.SizeLimit == nil || ed.SizeLimit.Sign() <= 0 {
-			continue
-		}
-		if opts.memoryVolumesExempt && ed.Medium == v1.StorageMediumMemory {
+		if !enforcedSizeLimit(ed, opts) {
 			continue
 		}
 		vs := findVolumeStats(s, vol.Name)
@@ -117,11 +136,8 @@ func emptyDirViolation(pod *v1.Pod, s *statsapi.PodStats, opts localStorageOptio
 }
 
 // podLimitViolation checks the pod's total ephemeral storage against the
-// sum of its limits.
+// sum of its limits. The caller has seen that the pod names one.
 func podLimitViolation(pod *v1.Pod, s *statsapi.PodStats) (storageViolation, bool) {
-	if !mentionsEphemeralLimit(pod) {
-		return storageViolation{}, false
-	}
 	var used int64
 	if s.EphemeralStorage != nil {
 		used = u64(s.EphemeralStorage.UsedBytes)
