@@ -9,12 +9,27 @@ GO       ?= go
 PKG      := ./pkg/kubelet/eviction
 FUZZTIME ?= 10m
 
+# K8S_VERSION picks the upstream base (scripts/lib/versions.sh lists them;
+# the first is the default). On another base, go commands in evictkit's
+# module use bases/<version>/go.mod and the Go that file asks for.
+export K8S_VERSION
+BASE_GOENV := $(shell K8S_VERSION='$(K8S_VERSION)' bash -c 'source scripts/lib/versions.sh && base_go_env "$$PWD"')
+ifneq ($(.SHELLSTATUS),0)
+$(error K8S_VERSION=$(K8S_VERSION) cannot be used, see the error above)
+endif
+ifneq ($(filter GOFLAGS=%,$(BASE_GOENV)),)
+export GOFLAGS := $(patsubst GOFLAGS=%,%,$(filter GOFLAGS=%,$(BASE_GOENV)))
+endif
+ifneq ($(filter GOTOOLCHAIN=%,$(BASE_GOENV)),)
+export GOTOOLCHAIN := $(patsubst GOTOOLCHAIN=%,%,$(filter GOTOOLCHAIN=%,$(BASE_GOENV)))
+endif
+
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
 .PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches rebase stage-tests upstream-tree kubelet upstream-e2e check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
-	test-upstream-node test-upstream-node-down parity
+	test-upstream-node test-upstream-node-down parity test-other-bases base-gate
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -22,9 +37,9 @@ help: ## List the targets
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | \
 		awk 'BEGIN {FS = ":.*## "}; {printf "  %-15s %s\n", $$1, $$2}'
 	@echo
-	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO)"
+	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO), K8S_VERSION (the upstream base: $$(bash -c 'source scripts/lib/versions.sh && echo "$${K8S_BASES[*]}"'))"
 
-test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches (each commit: build, tests, short parity), the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e)
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches (each commit: build, tests, short parity), the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e); then the fast gate on the other supported bases
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
@@ -35,7 +50,30 @@ test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgr
 	@$(MAKE) kubelet
 	@$(MAKE) check-kubelet
 	@$(MAKE) cluster-smoke
+	@$(MAKE) test-other-bases
 	@echo "==> make test: all steps passed"
+
+OTHER_BASES = $$(bash -c 'source scripts/lib/versions.sh && echo "$${K8S_BASES[@]:1}"')
+
+test-other-bases: ## The fast gate on each supported base but the default: vet, unit, api-diff, verify-patches, kubelet build + check-kubelet (where the proxy serves all the kubelet needs)
+	@for v in $(OTHER_BASES); do \
+		echo "==> fast gate on K8S_VERSION=$$v"; \
+		$(MAKE) K8S_VERSION=$$v base-gate || exit 1; \
+	done
+
+base-gate:
+	@$(MAKE) vet
+	@$(MAKE) unit
+	@$(MAKE) api-diff
+	@$(MAKE) verify-patches
+	@rc=0; bash scripts/pipeline.sh kubelet || rc=$$?; \
+	if [[ $$rc == 3 ]]; then \
+		echo "==> NOT RUN on $(K8S_VERSION): the kubelet build and check-kubelet (the error above says why)"; \
+	elif [[ $$rc != 0 ]]; then \
+		exit $$rc; \
+	else \
+		$(MAKE) check-kubelet; \
+	fi
 
 vet: ## go vet ./...
 	@echo "==> go vet ./..."
@@ -90,7 +128,7 @@ fuzz: ## Run every Fuzz* target in pkg/kubelet/eviction for FUZZTIME each, one a
 	echo "==> make fuzz: all targets ran $(FUZZTIME) without a failure"
 
 parity: ## Upstream's eviction manager vs ours on generated scenarios, through the exported API (N=5000, SEED=1, BOUND=500); last line is the verdict
-	@echo "==> parity: $(or $(N),5000) scenarios from seed $(or $(SEED),1) (upstream v1.37.2 from the module cache)"
+	@echo "==> parity: $(or $(N),5000) scenarios from seed $(or $(SEED),1) (upstream $$(bash -c 'source scripts/lib/versions.sh && echo "$${K8S_VERSION}"') from the module cache)"
 	@$(GO) run ./cmd/evictkit-parity -n $(or $(N),5000) -seed $(or $(SEED),1) -bound $(or $(BOUND),500)
 
 mutation: ## Mutation score of the decision core (gremlins; WORKERS, FILES=<regexp>, MIN_SCORE=90); report in _output/reports/mutation.md

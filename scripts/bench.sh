@@ -28,9 +28,14 @@ BENCHTIME="${BENCHTIME:-1s}"
 BENCH="${BENCH:-.}"
 GO="${GO:-go}"
 BENCHSTAT_VERSION="v0.0.0-20260908200009-22c9c6c9d4da"
-K8S_VERSION="v1.37.2"
+# The upstream base (K8S_VERSION) is the one the scripts use; the bench
+# module's go line, replace block and go.sum are that base's module's.
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+modfile="$(base_modfile "${root}")"
+# The bench is a module of its own: evictkit's -modfile must not reach it.
+unset GOFLAGS
 out="${root}/_output/bench"
 log() { echo "==> $*" >&2; }
 
@@ -55,15 +60,15 @@ log "building the benchmark module in ${tmp}"
 {
 	echo "module evictbench"
 	echo
-	echo "go 1.26"
+	grep -m1 '^go ' "${modfile}"
 	echo
 	echo "require k8s.io/kubernetes ${K8S_VERSION}"
 	echo
-	# The same replace block as the main module: k8s.io/kubernetes requires
-	# its staging modules at v0.0.0.
-	awk '/^replace \($/ {on = 1} on {print} on && /^\)$/ {exit}' "${root}/go.mod"
+	# The same replace block as the main module on this base:
+	# k8s.io/kubernetes requires its staging modules at v0.0.0.
+	awk '/^replace \($/ {on = 1} on {print} on && /^\)$/ {exit}' "${modfile}"
 } >"${tmp}/go.mod"
-cp "${root}/go.sum" "${tmp}/go.sum"
+cp "${modfile%.mod}.sum" "${tmp}/go.sum"
 
 # copy_pkg SRC DST: the package's non-test Go files, plus the shim.
 copy_pkg() {

@@ -11,10 +11,11 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/kube-build.sh"
 
 root="$(repo_root)"
-bin="${root}/_output/bin"
-patched="${root}/_output/src/kubernetes-patched"
+bin="$(base_bin_dir "${root}")"
+patched="$(base_src_dir "${root}" kubernetes-patched)"
 pkg="k8s.io/kubernetes/pkg/kubelet/eviction"
 
 for b in kubelet kubelet-upstream; do

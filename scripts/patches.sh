@@ -16,12 +16,22 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/patchset/checks.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/stage-parity.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/upstream-module.sh"
 
 root="$(repo_root)"
 # UPSTREAM_TREE: another materialized release to generate on (make rebase).
-upstream="${UPSTREAM_TREE:-${root}/_output/upstream/kubernetes}"
+upstream="${UPSTREAM_TREE:-$(upstream_dir "${root}")}"
 patchset="${root}/scripts/patchset"
-patches="${root}/patches"
+# The series: on the default base, patches/ (committed, what reviewers
+# read); on another base (K8S_VERSION), generated from the same code into
+# _output/patches/<version> whenever it is verified or applied.
+if [[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" || -n "${UPSTREAM_TREE:-}" ]]; then
+	patches="${root}/patches"
+	committed=1
+else
+	patches="${root}/_output/patches/${K8S_VERSION}"
+	committed=0
+fi
 base="evictkit-base"
 
 # Temporary worktrees and directories, removed on exit whatever happens.
@@ -113,6 +123,9 @@ reset_checkout() {
 # apply_series DIR: DIR becomes the base commit with patches/ applied by git am.
 apply_series() {
 	local dir="$1"
+	if [[ "${committed}" == 0 ]]; then
+		generate
+	fi
 	[[ -f "${patches}/series" ]] || die "patches/series is missing" "run: make patches"
 	ensure_upstream
 	# Reuse the checkout (a stable path keeps the Go build cache warm); an
@@ -143,6 +156,7 @@ apply_series() {
 # (static, -trimpath), so the kubelet build's cache serves. Then the
 # package's code as the commit has it is copied into evictkit's module,
 # where the short parity run (every gate off) builds against it.
+not_built=()
 each_patch_builds() {
 	local dir="$1" commit subject line
 	local parity="${root}/_output/verify-parity"
@@ -153,6 +167,17 @@ each_patch_builds() {
 		git -C "${dir}" checkout -q --detach "${commit}"
 		mapfile -t pkgs < <(git -C "${dir}" diff --name-only "${commit}^" "${commit}" -- '*.go' |
 			grep -v -e '^pkg/kubelet/eviction/' -e '^pkg/features/' | xargs -r -n1 dirname | sort -u | sed 's#^#./#')
+		# Packages that need a module the proxy refuses (a release served in
+		# part) cannot be built here: said, not counted as built.
+		local unserved=""
+		if ((${#pkgs[@]} > 0)); then
+			unserved="$(unserved_modules "${dir}" "${pkgs[@]}")"
+			if [[ -n "${unserved}" ]]; then
+				note "NOT BUILT here after: ${subject}: ${pkgs[*]} (needs ${unserved}, which the Go module proxy does not serve)"
+				not_built+=("${pkgs[*]} after ${commit:0:12}")
+				pkgs=()
+			fi
+		fi
 		(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go vet -trimpath ./pkg/kubelet/eviction/... ./pkg/features/ "${pkgs[@]}") ||
 			die "the tree does not build after patch: ${subject}" "fix the code of that patch's feature, then: make patches"
 		if git -C "${dir}" diff --quiet "${commit}^" "${commit}" -- pkg/kubelet/eviction; then
@@ -181,7 +206,13 @@ verify() {
 	step "verify-patches: regenerating the series from the code"
 	CHECKS=0 generate "${work}/expected" 2>/dev/null
 	added_lines_ok "${work}/expected"
-	local drift
+	local drift identical="byte-identical to patches/"
+	if [[ "${committed}" == 0 ]]; then
+		# Another base has no committed series: this one is it.
+		identical="generated on ${K8S_VERSION}"
+		find "${patches}" -maxdepth 1 \( -name '*.patch' -o -name series \) -delete 2>/dev/null || true
+		mkdir -p "${patches}" && cp "${work}/expected"/* "${patches}/"
+	fi
 	drift="$(diff -r -q --exclude=README.md "${work}/expected" "${patches}" 2>&1 || true)"
 	if [[ -n "${drift}" ]]; then
 		printf '%s\n' "${drift}" | sed "s#${work}/expected#<generated>#; s#${root}/##" >&2
@@ -189,9 +220,10 @@ verify() {
 		die "patches/ is not what make patches generates from the code" "run: make patches, review and commit the result"
 	fi
 	step "verify-patches: applying the series to ${K8S_VERSION} with git am"
-	apply_series "${work}/applied"
+	committed=1 apply_series "${work}/applied"
 	each_patch_builds "${work}/applied"
-	step "verify-patches: OK ($(grep -c . "${patches}/series") patch(es), byte-identical, messages and added lines checked, apply cleanly, each builds and passes the package's tests and the short parity run)"
+	step "verify-patches: OK on ${K8S_VERSION} ($(grep -c . "${patches}/series") patch(es), ${identical}, messages and added lines checked, apply cleanly, each builds and passes the package's tests and the short parity run)"
+	((${#not_built[@]} == 0)) || note "but NOT BUILT here (modules the proxy does not serve): ${not_built[*]}"
 }
 
 case "${1:-}" in

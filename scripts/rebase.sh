@@ -15,8 +15,11 @@
 #      edits: the package, the gates in pkg/features, the kubelet hook),
 #      and whether it applies there patch by patch.
 #
-# Not yet here: the generated series' builds and tests, the exported API
-# diff and the short parity run against TO.
+#   4. the exported API diff and the short parity run against TO (evictkit's
+#      module on TO: bases/TO/go.mod, or one written under _output).
+#
+# Not here: the generated series' builds and tests commit by commit
+# (K8S_VERSION=TO make verify-patches does that on a supported base).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
@@ -27,11 +30,13 @@ to="${1:-}"
 [[ -n "${to}" ]] || die "usage: make rebase TO=<upstream release, e.g. v1.38.0-beta.0>"
 [[ "${to}" =~ ^v1\.[0-9]+\.[0-9]+ ]] || die "TO=${to} is not a Kubernetes release (v1.MINOR.PATCH[-pre])"
 [[ "${to}" != "${K8S_VERSION}" ]] || die "TO=${to} is the series' base already"
+[[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" ]] ||
+	die "make rebase starts from the default base (${K8S_DEFAULT_VERSION}), whose series is patches/; not from K8S_VERSION=${K8S_VERSION}"
 from="${K8S_VERSION}"
 patches="${root}/patches"
 [[ -f "${patches}/series" ]] || die "patches/series is missing" "run: make patches"
 report="${root}/_output/reports/rebase-${from}-${to}.md"
-to_tree="${root}/_output/upstream/kubernetes-${to}"
+to_tree="$(upstream_dir "${root}" "${to}")"
 work="${root}/_output/rebase-${to}"
 
 cleanup() {
@@ -107,7 +112,7 @@ step "rebase: the series re-applied with git am -3 onto ${to}"
 # git am -3 falls back to a three-way merge from the blobs a patch names:
 # those of the base release, which the tree of TO gets from the base's.
 bash "${root}/scripts/upstream-tree.sh"
-git -C "${to_tree}" fetch -q "${root}/_output/upstream/kubernetes" "+refs/tags/evictkit-base:refs/tags/from-${from}"
+git -C "${to_tree}" fetch -q "$(upstream_dir "${root}" "${from}")" "+refs/tags/evictkit-base:refs/tags/from-${from}"
 git -C "${to_tree}" worktree prune
 rm -rf "${work}"
 git -C "${to_tree}" worktree add -q --detach "${work}" evictkit-base
@@ -173,9 +178,39 @@ else
 	note "the generator stops on ${to}: $(grep -E '^(error|replace_once|add_feature_gate|copy_package|set_feature)' "${gen}.log" | head -n 1)"
 fi
 rm -rf "${gen}" "${gen}.log"
+
+step "rebase: the exported API and the short parity run against ${to}"
+# evictkit's module built on TO: the base's own go.mod if TO is a supported
+# base, else one written under _output for this run.
+modfile="$(K8S_VERSION="${to}" base_modfile "${root}")"
+if [[ " ${K8S_BASES[*]} " != *" ${to} "* || ! -f "${modfile}" ]]; then
+	modfile="${root}/_output/rebase-${to}.mod"
+	bash "${root}/scripts/base-modfile.sh" "${to}" "${modfile}" >"${modfile}.log" 2>&1 ||
+		die "writing a go.mod for evictkit's module on ${to} failed: $(grep -E '^(ERROR|go: )' "${modfile}.log" | head -n 2 | tr '\n' ' ')"
+	rm -f "${modfile}.log"
+fi
+use_go_for "${modfile}"
 {
 	echo
-	echo "Not checked here yet: the generated series' builds and tests, the exported API and the short parity run against ${to}."
+	echo "## The exported API and the short parity run against ${to}"
+	echo
+	echo "evictkit's module built with \`${modfile#"${root}"/}\` (k8s.io/kubernetes ${to})."
+	echo
+	if out="$(cd "${root}" && GOFLAGS="-modfile=${modfile}" go run -buildvcs=false ./scripts/apidiff 2>&1)"; then
+		echo "- API diff: ${out}"
+	else
+		printf -- '- API diff: **differs** (or does not build):\n\n```\n%s\n```\n' "$(head -n 40 <<<"${out}")"
+	fi
+	if out="$(cd "${root}" && GOFLAGS="-modfile=${modfile}" go test -count=1 -v -run '^TestParityShort$' ./internal/parity/ 2>&1)"; then
+		echo "- Short parity run (every gate off): $(grep -o 'parity: .*' <<<"${out}" | tail -n 1)"
+	else
+		printf -- '- Short parity run: **fails**:\n\n```\n%s\n```\n' "$(grep -E -- '^(--- FAIL|FAIL|panic)|parity: |_test\.go:[0-9]+:|\.go:[0-9]+:[0-9]+:' <<<"${out}" | head -n 20)"
+	fi
+} >>"${report}"
+note "$(grep -E '^- (API diff|Short parity)' "${report}" | cut -c3-80 | paste -sd';' -)"
+{
+	echo
+	echo "Not checked here: the generated series' builds and tests commit by commit (on a supported base: \`K8S_VERSION=${to} make verify-patches\`)."
 	echo
 	echo "## Upstream's changes, file by file"
 	cat "${diffs}"

@@ -10,9 +10,10 @@
 #
 # Usage: scripts/upstream-tree.sh [DIR]   (default _output/upstream/kubernetes)
 #        UPSTREAM_VERSION=vX.Y.Z scripts/upstream-tree.sh [DIR]
-#                                   another release than the series' base
-#                                   (default _output/upstream/kubernetes-vX.Y.Z;
-#                                   make rebase uses it)
+#                                   another release than the base in use
+#                                   (K8S_VERSION); a release other than the
+#                                   default base goes to
+#                                   _output/upstream/kubernetes-vX.Y.Z
 # Idempotent: an existing, clean tree at the right tags is reused. A
 # release whose go.mod needs a newer Go than this machine's is handled
 # with the pinned GOTOOLCHAIN (versions.sh: NEWER_GO_TOOLCHAIN).
@@ -23,15 +24,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/upstream-module.sh"
 
 root="$(repo_root)"
 version="${UPSTREAM_VERSION:-${K8S_VERSION}}"
-if [[ "${version}" == "${K8S_VERSION}" ]]; then
-	dir="${1:-${root}/_output/upstream/kubernetes}"
-	staging="${K8S_STAGING_VERSION}"
-else
-	[[ "${version}" =~ ^v1\.([0-9]+)\.([0-9]+.*)$ ]] ||
-		die "UPSTREAM_VERSION=${version} is not a Kubernetes release (v1.MINOR.PATCH[-pre])"
-	dir="${1:-${root}/_output/upstream/kubernetes-${version}}"
-	staging="v0.${BASH_REMATCH[1]}.${BASH_REMATCH[2]}"
-fi
+[[ "${version}" =~ ^v1\.[0-9]+\.[0-9]+ ]] ||
+	die "UPSTREAM_VERSION=${version} is not a Kubernetes release (v1.MINOR.PATCH[-pre])"
+dir="${1:-$(upstream_dir "${root}" "${version}")}"
+staging="$(k8s_staging_version "${version}")"
 base_tag="evictkit-base"
 pristine_tag="upstream-${version}"
 
@@ -80,7 +76,7 @@ if grep -q '=> ./staging' go.mod; then
 	die "go.mod still points at ./staging after rewriting" "the replace block of ${version} has an unexpected shape"
 fi
 if ! GOFLAGS=-mod=mod go mod tidy >"${tmp}.tidy.log" 2>&1; then
-	[[ "${version}" != "${K8S_VERSION}" ]] ||
+	[[ "${version}" != "${K8S_DEFAULT_VERSION}" ]] ||
 		die "go mod tidy failed in the upstream tree: $(grep -v '^go: downloading' "${tmp}.tidy.log" | head -n 3 | tr '\n' ' ')"
 	# Another release may need a module version the proxy does not serve
 	# (v1.38.0-beta.0: sigs.k8s.io/iptables-wrappers v1.0.0, for

@@ -34,10 +34,28 @@ kube_build() {
 	note "$(basename "${out}") built in $((SECONDS - start)) s"
 }
 
-# pristine_tree ROOT: the unpatched upstream tree (a worktree of
-# _output/upstream/kubernetes at evictkit-base), created when missing.
+# base_src_dir ROOT NAME: where a source tree of the base in use lives
+# (_output/src/NAME, NAME-<version> on a base other than the default).
+base_src_dir() {
+	local dir="$1/_output/src/$2"
+	[[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" ]] || dir+="-${K8S_VERSION}"
+	printf '%s' "${dir}"
+}
+
+# base_bin_dir ROOT: where the Kubernetes binaries of the base in use go
+# (_output/bin, _output/bin/<version> on a base other than the default).
+base_bin_dir() {
+	local dir="$1/_output/bin"
+	[[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" ]] || dir+="/${K8S_VERSION}"
+	printf '%s' "${dir}"
+}
+
+# pristine_tree ROOT: the unpatched upstream tree (a worktree of the base's
+# materialized tree at evictkit-base), created when missing.
 pristine_tree() {
-	local root="$1" pristine="$1/_output/src/kubernetes-upstream" upstream="$1/_output/upstream/kubernetes"
+	local root="$1" pristine upstream
+	pristine="$(base_src_dir "${root}" kubernetes-upstream)"
+	upstream="$(upstream_dir "${root}")"
 	if [[ ! -e "${pristine}/.git" ]]; then
 		[[ -d "${upstream}/.git" ]] || bash "${root}/scripts/upstream-tree.sh" >&2
 		git -C "${upstream}" worktree prune

@@ -27,3 +27,25 @@ use_go_for() {
 		note "$1 needs Go ${want}, this machine has ${have}: GOTOOLCHAIN=${GOTOOLCHAIN}"
 	fi
 }
+
+# unserved_modules TREE PKG...: the modules the packages need that the Go
+# module proxy refuses to serve (403), as "module version" (the version
+# upstream's own go.mod requires) joined by
+# ", "; empty when all are served. TREE is a tree scripts/upstream-tree.sh
+# made (or a worktree of one). A release served only in part
+# (v1.38.0-beta.0: pkg/kubelet imports sigs.k8s.io/iptables-wrappers
+# v1.0.0, whose zip the proxy refuses) leaves those packages unbuildable.
+unserved_modules() {
+	local tree="$1" miss mod out="" gomod
+	shift
+	# The pristine release is the parent of the build plumbing commit.
+	gomod="$(git -C "${tree}" show 'evictkit-base^:go.mod' 2>/dev/null || true)"
+	while IFS= read -r miss; do
+		[[ -n "${miss}" ]] || continue
+		# A package path: name the module upstream's go.mod requires for it.
+		mod="$(awk -v p="${miss}" '$1 != "" && index(p "/", $1 "/") == 1 && $2 ~ /^v/ {print $1 " " $2; exit}' <<<"${gomod}")"
+		out+="${out:+, }${mod:-${miss}}"
+	done < <(cd "${tree}" && GOFLAGS=-mod=mod go list -deps "$@" 2>&1 >/dev/null |
+		sed -nE 's/.*: module ([^ :]+): reading [^ ]+: 403.*/\1/p; s/.*[: ]([^ :]+@v[^ :]+): reading [^ ]+: 403.*/\1/p' | sort -u)
+	printf '%s' "${out}"
+}

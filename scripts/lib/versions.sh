@@ -1,14 +1,77 @@
 # Pinned versions of everything evictkit builds. Sourced by the scripts.
 # shellcheck shell=bash
 
-# Upstream Kubernetes release the patch series applies to.
-K8S_VERSION="v1.37.2"
-# Release of the staging modules (k8s.io/api, client-go, ...) that goes with it.
-K8S_STAGING_VERSION="v0.37.2"
+# The upstream Kubernetes releases the patch series is built on; K8S_VERSION
+# picks one, the first is the default. Adding one: docs in README.md
+# ("Upstream bases"). A base other than the default has its own go.mod for
+# evictkit's module (bases/<version>/go.mod, used with GOFLAGS=-modfile) and
+# its own materialized tree (_output/upstream/kubernetes-<version>).
+K8S_BASES=(v1.37.2 v1.38.0-beta.0)
+K8S_DEFAULT_VERSION="${K8S_BASES[0]}"
+K8S_VERSION="${K8S_VERSION:-${K8S_DEFAULT_VERSION}}"
+if ! printf '%s\n' "${K8S_BASES[@]}" | grep -qxF -- "${K8S_VERSION}"; then
+	echo "ERROR: K8S_VERSION=${K8S_VERSION} is not a supported base (${K8S_BASES[*]}; scripts/lib/versions.sh lists them)" >&2
+	exit 1
+fi
+# Release of the staging modules (k8s.io/api, client-go, ...) that goes
+# with a Kubernetes release: v1.MINOR.PATCH[-pre] -> v0.MINOR.PATCH[-pre].
+k8s_staging_version() { sed -E 's/^v1\./v0./' <<<"$1"; }
+K8S_STAGING_VERSION="$(k8s_staging_version "${K8S_VERSION}")"
 # The Go toolchain for upstream releases whose go.mod needs a newer Go
 # than this machine's 1.26 (v1.38 on: go 1.27.0); the Go module proxy
-# serves it (GOTOOLCHAIN). make rebase uses it.
+# serves it (GOTOOLCHAIN).
 NEWER_GO_TOOLCHAIN="go1.27.3"
+
+# base_modfile ROOT: the go.mod evictkit's module builds with on this base.
+base_modfile() {
+	if [[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" ]]; then
+		printf '%s/go.mod' "$1"
+	else
+		printf '%s/bases/%s/go.mod' "$1" "${K8S_VERSION}"
+	fi
+}
+
+# base_go_env ROOT: prints the environment evictkit's own go commands need
+# on this base (GOFLAGS=-modfile=... and, if its go line asks for a newer
+# Go than this machine's, GOTOOLCHAIN=...), nothing on the default base;
+# fails naming the missing file.
+base_go_env() {
+	local modfile want have
+	[[ "${K8S_VERSION}" != "${K8S_DEFAULT_VERSION}" ]] || return 0
+	modfile="$(base_modfile "$1")"
+	if [[ ! -f "${modfile}" ]]; then
+		echo "ERROR: ${modfile} is missing: the base ${K8S_VERSION} needs it (scripts/base-modfile.sh ${K8S_VERSION} writes it)" >&2
+		return 1
+	fi
+	printf 'GOFLAGS=-modfile=%s' "${modfile}"
+	want="$(sed -n 's/^go \([0-9][0-9.]*\).*/\1/p' "${modfile}" | head -n 1)"
+	have="$(GOTOOLCHAIN=local go env GOVERSION | sed 's/^go//')"
+	if [[ -n "${want}" ]] && ! printf '%s\n%s\n' "${want}" "${have}" | sort -V -C; then
+		printf ' GOTOOLCHAIN=%s' "${NEWER_GO_TOOLCHAIN}"
+	fi
+}
+
+# upstream_dir ROOT [VERSION]: where a release's upstream tree is
+# materialized (scripts/upstream-tree.sh).
+upstream_dir() {
+	local v="${2:-${K8S_VERSION}}"
+	if [[ "${v}" == "${K8S_DEFAULT_VERSION}" ]]; then
+		printf '%s/_output/upstream/kubernetes' "$1"
+	else
+		printf '%s/_output/upstream/kubernetes-%s' "$1" "${v}"
+	fi
+}
+
+# On a base other than the default, every go command a script runs in
+# evictkit's module uses that base's go.mod (go commands in other modules'
+# trees set GOFLAGS themselves). scripts/base-modfile.sh writes the file.
+if [[ "${K8S_VERSION}" != "${K8S_DEFAULT_VERSION}" ]]; then
+	_base_env="$(base_go_env "$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)")" || exit 1
+	for _kv in ${_base_env}; do
+		export "${_kv?}"
+	done
+	unset _kv _base_env
+fi
 
 # evictkit_kubelet_version ROOT: the patched kubelet's version, naming the
 # upstream release and a short hash of the patch series in ROOT/patches.

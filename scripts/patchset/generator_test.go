@@ -20,6 +20,19 @@ func generator(t *testing.T, evictkit, dir, script string, args ...string) (stri
 	return sourced(t, "package.sh", dir, []string{"EVICTKIT=" + evictkit}, script, args...)
 }
 
+// fixtureEnviron is this process's environment without the upstream base
+// a make target picked (K8S_VERSION and the -modfile it implies): the
+// fixtures are repositories on the default base.
+func fixtureEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "K8S_VERSION=") && !strings.HasPrefix(kv, "GOFLAGS=") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 // sourced runs script in bash, in dir, with file (of this directory)
 // sourced and env added, and returns its stdout, stderr and whether it
 // succeeded.
@@ -31,7 +44,7 @@ func sourced(t *testing.T, file, dir string, env []string, script string, args .
 	}
 	cmd := exec.Command("bash", append([]string{"-c", `set -euo pipefail; source "$0"; ` + script, src}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(fixtureEnviron(), env...)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
