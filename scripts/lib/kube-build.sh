@@ -56,6 +56,11 @@ pristine_tree() {
 	local root="$1" pristine upstream
 	pristine="$(base_src_dir "${root}" kubernetes-upstream)"
 	upstream="$(upstream_dir "${root}")"
+	# A worktree whose repository is gone (moved or removed) is made again.
+	if [[ -e "${pristine}/.git" ]] && ! git -C "${pristine}" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		note "$(basename "${pristine}"): not a usable worktree any more; making it again"
+		rm -rf "${pristine}"
+	fi
 	if [[ ! -e "${pristine}/.git" ]]; then
 		[[ -d "${upstream}/.git" ]] || bash "${root}/scripts/upstream-tree.sh" >&2
 		git -C "${upstream}" worktree prune
