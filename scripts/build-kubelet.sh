@@ -23,7 +23,7 @@ bin="$(base_bin_dir "${root}")"
 patched="$(base_src_dir "${root}" kubernetes-patched)"
 
 require_cmd go "Go 1.26 is expected at /usr/local/go/bin"
-[[ "${K8S_VERSION}" != "${K8S_DEFAULT_VERSION}" || -f "${root}/patches/series" ]] || die "patches/series is missing" "run: make patches"
+[[ -f "${root}/patches/series" ]] || die "patches/series is missing" "run: make patches"
 
 evictkit_version="$(evictkit_kubelet_version "${root}")"
 

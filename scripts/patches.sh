@@ -208,16 +208,17 @@ verify() {
 	added_lines_ok "${work}/expected"
 	local drift identical="byte-identical to patches/"
 	if [[ "${committed}" == 0 ]]; then
-		# Another base has no committed series: this one is it.
+		# Another base has no committed series: the one just generated is it.
 		identical="generated on ${K8S_VERSION}"
 		find "${patches}" -maxdepth 1 \( -name '*.patch' -o -name series \) -delete 2>/dev/null || true
 		mkdir -p "${patches}" && cp "${work}/expected"/* "${patches}/"
-	fi
-	drift="$(diff -r -q --exclude=README.md "${work}/expected" "${patches}" 2>&1 || true)"
-	if [[ -n "${drift}" ]]; then
-		printf '%s\n' "${drift}" | sed "s#${work}/expected#<generated>#; s#${root}/##" >&2
-		diff -r -u --exclude=README.md "${work}/expected" "${patches}" | head -n 40 >&2 || true
-		die "patches/ is not what make patches generates from the code" "run: make patches, review and commit the result"
+	else
+		drift="$(diff -r -q --exclude=README.md "${work}/expected" "${patches}" 2>&1 || true)"
+		if [[ -n "${drift}" ]]; then
+			printf '%s\n' "${drift}" | sed "s#${work}/expected#<generated>#; s#${root}/##" >&2
+			diff -r -u --exclude=README.md "${work}/expected" "${patches}" | head -n 40 >&2 || true
+			die "patches/ is not what make patches generates from the code" "run: make patches, review and commit the result"
+		fi
 	fi
 	step "verify-patches: applying the series to ${K8S_VERSION} with git am"
 	committed=1 apply_series "${work}/applied"

@@ -28,7 +28,7 @@ needs() {
 
 # run_step STEP: the step's command alone. On a base other than the
 # default only the kubelet step runs so far: the node image takes its
-# binaries from _output/bin, where the default base's go.
+# binaries from _output/bin, which holds the default base's.
 run_step() {
 	if [[ "$1" != kubelet && "$1" != host-deps && "${K8S_VERSION}" != "${K8S_DEFAULT_VERSION}" ]]; then
 		die "K8S_VERSION=${K8S_VERSION}: the ${1} step runs on the default base (${K8S_DEFAULT_VERSION}) only so far" \

@@ -36,19 +36,11 @@ kube_build() {
 
 # base_src_dir ROOT NAME: where a source tree of the base in use lives
 # (_output/src/NAME, NAME-<version> on a base other than the default).
-base_src_dir() {
-	local dir="$1/_output/src/$2"
-	[[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" ]] || dir+="-${K8S_VERSION}"
-	printf '%s' "${dir}"
-}
+base_src_dir() { base_path "$1/_output/src/$2" -; }
 
 # base_bin_dir ROOT: where the Kubernetes binaries of the base in use go
 # (_output/bin, _output/bin/<version> on a base other than the default).
-base_bin_dir() {
-	local dir="$1/_output/bin"
-	[[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" ]] || dir+="/${K8S_VERSION}"
-	printf '%s' "${dir}"
-}
+base_bin_dir() { base_path "$1/_output/bin" /; }
 
 # pristine_tree ROOT: the unpatched upstream tree (a worktree of the base's
 # materialized tree at evictkit-base), created when missing.

@@ -18,13 +18,9 @@ upstream_module_dir() {
 # use_go_for GOMOD: exports GOTOOLCHAIN=NEWER_GO_TOOLCHAIN when the go line
 # of GOMOD names a newer Go than this machine's.
 use_go_for() {
-	local want have
-	want="$(sed -n 's/^go \([0-9][0-9.]*\).*/\1/p' "$1" | head -n 1)"
-	have="$(GOTOOLCHAIN=local go env GOVERSION | sed 's/^go//')"
-	[[ -n "${want}" ]] || return 0
-	if ! printf '%s\n%s\n' "${want}" "${have}" | sort -V -C; then
+	if needs_newer_go "$1"; then
 		export GOTOOLCHAIN="${NEWER_GO_TOOLCHAIN}"
-		note "$1 needs Go ${want}, this machine has ${have}: GOTOOLCHAIN=${GOTOOLCHAIN}"
+		note "$1 asks for $(sed -n 's/^go //p' "$1" | head -n 1), newer than this machine's Go: GOTOOLCHAIN=${GOTOOLCHAIN}"
 	fi
 }
 

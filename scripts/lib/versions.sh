@@ -27,7 +27,27 @@ base_modfile() {
 	if [[ "${K8S_VERSION}" == "${K8S_DEFAULT_VERSION}" ]]; then
 		printf '%s/go.mod' "$1"
 	else
-		printf '%s/bases/%s/go.mod' "$1" "${K8S_VERSION}"
+		printf '%s/go.mod' "$(base_path "$1/bases" /)"
+	fi
+}
+
+# needs_newer_go GOMOD: whether the go line of GOMOD asks for a newer Go
+# than this machine's (then NEWER_GO_TOOLCHAIN builds it).
+needs_newer_go() {
+	local want have
+	want="$(sed -n 's/^go \([0-9][0-9.]*\).*/\1/p' "$1" | head -n 1)"
+	have="$(GOTOOLCHAIN=local go env GOVERSION | sed 's/^go//')"
+	[[ -n "${want}" ]] && ! printf '%s\n%s\n' "${want}" "${have}" | sort -V -C
+}
+
+# base_path PATH SEP [VERSION]: PATH on the default base, else PATH, SEP
+# and the version (default the base in use).
+base_path() {
+	local v="${3:-${K8S_VERSION}}"
+	if [[ "${v}" == "${K8S_DEFAULT_VERSION}" ]]; then
+		printf '%s' "$1"
+	else
+		printf '%s%s%s' "$1" "$2" "${v}"
 	fi
 }
 
@@ -36,7 +56,7 @@ base_modfile() {
 # Go than this machine's, GOTOOLCHAIN=...), nothing on the default base;
 # fails naming the missing file.
 base_go_env() {
-	local modfile want have
+	local modfile
 	[[ "${K8S_VERSION}" != "${K8S_DEFAULT_VERSION}" ]] || return 0
 	modfile="$(base_modfile "$1")"
 	if [[ ! -f "${modfile}" ]]; then
@@ -44,23 +64,14 @@ base_go_env() {
 		return 1
 	fi
 	printf 'GOFLAGS=-modfile=%s' "${modfile}"
-	want="$(sed -n 's/^go \([0-9][0-9.]*\).*/\1/p' "${modfile}" | head -n 1)"
-	have="$(GOTOOLCHAIN=local go env GOVERSION | sed 's/^go//')"
-	if [[ -n "${want}" ]] && ! printf '%s\n%s\n' "${want}" "${have}" | sort -V -C; then
+	if needs_newer_go "${modfile}"; then
 		printf ' GOTOOLCHAIN=%s' "${NEWER_GO_TOOLCHAIN}"
 	fi
 }
 
 # upstream_dir ROOT [VERSION]: where a release's upstream tree is
 # materialized (scripts/upstream-tree.sh).
-upstream_dir() {
-	local v="${2:-${K8S_VERSION}}"
-	if [[ "${v}" == "${K8S_DEFAULT_VERSION}" ]]; then
-		printf '%s/_output/upstream/kubernetes' "$1"
-	else
-		printf '%s/_output/upstream/kubernetes-%s' "$1" "${v}"
-	fi
-}
+upstream_dir() { base_path "$1/_output/upstream/kubernetes" - "${2:-}"; }
 
 # On a base other than the default, every go command a script runs in
 # evictkit's module uses that base's go.mod (go commands in other modules'
