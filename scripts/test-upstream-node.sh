@@ -13,21 +13,29 @@
 # (scripts/build-upstream-e2e.sh checks it, byte for byte, before building).
 #
 # Environment:
-#   KUBELET  evictkit (default) or upstream: which kubelet the suite starts
+#   KUBELET  evictkit (default) or upstream: which kubelet the suite starts;
+#            or control-NAME, a negative control's broken kubelet
+#            (scripts/control-kubelet.sh NAME), which the table leaves out
 #   FOCUS    the suite's --focus regexp (default: upstream's eviction specs,
 #            '\[Feature:Eviction\]')
 #   SKIP     the suite's --skip regexp (default: none)
 #   REPEAT   extra passes, each a fresh run of the suite (default 0); every
 #            pass runs, and the table counts passes per spec
+#   NODES    Ginkgo's parallel processes (default 1; upstream's NodeConformance
+#            lane uses 8; [Serial] specs still run alone)
 #   NODEFS_SIZE
 #            the node's dedicated filesystem for the kubelet's root dir, pod
 #            logs and containerd (default 12G: the disk specs consume 4 GiB)
 #   KEEP_NODE=1
 #            leave the node container (and its filesystem) running
 #
-# Reports: upstream's JUnit per pass in _output/reports/upstream-node-e2e/
-# and (made by make test-upstream-node) the table of both kubelets in
-# _output/reports/upstream-node-e2e.md.
+# Reports: upstream's JUnit per pass in _output/reports/upstream-node-e2e/,
+# as <kubelet>-<focus key>-pass<N>.xml (the key hashes FOCUS and SKIP; the
+# .focus file beside them says which): a run replaces the passes of its own
+# focus on its kubelet and keeps the others', so runs of different specs
+# add up. make test-upstream-node tables them all, both kubelets side by
+# side, in _output/reports/upstream-node-e2e.md; remove the directory to
+# start over.
 #
 # Usage: scripts/test-upstream-node.sh
 set -euo pipefail
@@ -39,6 +47,7 @@ kubelet="${KUBELET:-evictkit}"
 focus="${FOCUS:-\[Feature:Eviction\]}"
 skip="${SKIP:-}"
 repeat="${REPEAT:-0}"
+nodes="${NODES:-1}"
 nodefs_size="${NODEFS_SIZE:-12G}"
 node="evictkit-upstream-node"
 # A bridge network of its own: the engine has no default bridge, and the
@@ -51,7 +60,8 @@ in_node=/opt/evictkit-e2e
 case "${kubelet}" in
 evictkit) kubelet_bin="${root}/_output/bin/kubelet" ;;
 upstream) kubelet_bin="${root}/_output/bin/kubelet-upstream" ;;
-*) die "KUBELET=${kubelet}: want evictkit or upstream" ;;
+control-*) kubelet_bin="${root}/_output/bin/kubelet-${kubelet}" ;;
+*) die "KUBELET=${kubelet}: want evictkit, upstream or control-NAME" ;;
 esac
 # node_down: the container, then its filesystem and the loop device under it.
 node_down() {
@@ -86,9 +96,10 @@ if [[ "${1:-}" == down ]]; then
 fi
 
 [[ "${repeat}" =~ ^[0-9]+$ ]] || die "REPEAT=${repeat}: want a count of extra passes (0, 1, ...)"
+[[ "${nodes}" =~ ^[1-9][0-9]*$ ]] || die "NODES=${nodes}: want a count of parallel processes (1, 2, ...)"
 [[ "${nodefs_size}" =~ ^[0-9]+[MG]$ ]] || die "NODEFS_SIZE=${nodefs_size}: want a size such as 12G or 8192M"
 for f in "${kubelet_bin}" "${root}/_output/upstream-e2e/bin/e2e_node.test" "${root}/_output/upstream-e2e/bin/ginkgo" "${root}/_output/node-image"; do
-	[[ -e "${f}" ]] || die "${f#"${root}"/} is missing" "make kubelet upstream-e2e node-image (make test-upstream-node does)"
+	[[ -e "${f}" ]] || die "${f#"${root}"/} is missing" "make kubelet upstream-e2e node-image (make test-upstream-node does; a control kubelet: scripts/control-kubelet.sh NAME)"
 done
 image="$(cat "${root}/_output/node-image")"
 registry_deb_dir="${root}/_output/build/upstream-node-images/debs"
@@ -96,8 +107,10 @@ docker info >/dev/null 2>&1 || die "the project's Docker engine is not running" 
 
 step "test-upstream-node: test images under upstream's names"
 mkdir -p "${state}"
-bash "${root}/scripts/upstream-node-images.sh" >"${state}/archives.txt"
-mapfile -t archives <"${state}/archives.txt"
+bash "${root}/scripts/upstream-node-images.sh" >"${state}/images.tsv"
+mapfile -t archives < <(cut -f1 "${state}/images.tsv" | sort -u)
+mapfile -t refs < <(cut -f2 "${state}/images.tsv")
+((${#archives[@]} > 0 && ${#refs[@]} > 0)) || die "scripts/upstream-node-images.sh listed no image"
 
 step "test-upstream-node: the registry for the node (Debian's docker-registry)"
 mkdir -p "${registry_deb_dir}"
@@ -146,16 +159,15 @@ docker cp -q "${root}/_output/upstream-e2e/bin/ginkgo" "${node}:${in_node}/ginkg
 docker cp -q "${kubelet_bin}" "${node}:${in_node}/kubelet"
 docker cp -q "${state}/registry-deb/usr/bin/docker-registry" "${node}:${in_node}/docker-registry"
 docker cp -q "${root}/scripts/upstream-node/provision.sh" "${node}:${in_node}/provision.sh"
-refs=()
 for a in "${archives[@]}"; do
 	docker cp -q "${a}" "${node}:${in_node}/images/$(basename "${a}")"
-	refs+=("$(tar -xOf "${a}" manifest.json | sed -n -E 's/.*"RepoTags":\["([^"]+)".*/\1/p')")
 done
 printf '%s\n' "${refs[@]}" | docker exec -i "${node}" tee "${in_node}/images.txt" >/dev/null
 # upstream's CI kubelet configuration (test/e2e_node/jenkins/default-kubelet-config.yaml)
 # with what this node needs: the node image's containerd uses systemd
 # cgroups, and the host runs cgroup v1, which v1.37's kubelet refuses unless
-# told not to.
+# told not to. The cluster domain is what upstream's runner gives the
+# kubelet and the suite (hack/make-rules/test-e2e-node.sh).
 docker exec -i "${node}" tee "${in_node}/kubeletconfig.yaml" >/dev/null <<'CFG'
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
@@ -163,6 +175,7 @@ cgroupDriver: systemd
 cgroupRoot: /
 failCgroupV1: false
 podCIDR: "10.100.0.0/24"
+clusterDomain: cluster.local
 volumeStatsAggPeriod: 10s
 fileCheckFrequency: 10s
 evictionPressureTransitionPeriod: 30s
@@ -180,7 +193,9 @@ step "test-upstream-node: arranging the node for the suite"
 docker exec "${node}" bash "${in_node}/provision.sh"
 
 mkdir -p "${reports}"
-rm -f "${reports}/${kubelet}"-pass*.xml
+key="$(printf '%s\n%s\n' "${focus}" "${skip}" | sha256sum | cut -c1-8)"
+rm -f "${reports}/${kubelet}-${key}"-pass*
+printf 'focus: %s\nskip: %s\n' "${focus}" "${skip}" >"${reports}/${kubelet}-${key}.focus"
 rc=0
 for pass in $(seq 0 "${repeat}"); do
 	step "test-upstream-node: pass $((pass + 1)) of $((repeat + 1)), kubelet ${kubelet}, focus ${focus}${skip:+, skip ${skip}}"
@@ -188,20 +203,20 @@ for pass in $(seq 0 "${repeat}"); do
 	start=${SECONDS}
 	prc=0
 	docker exec -w /var/lib/evictkit-e2e/work "${node}" "${in_node}/ginkgo" \
-		--nodes=1 --timeout=8h --no-color --v \
+		--nodes="${nodes}" --timeout=8h --no-color --v \
 		--focus="${focus}" ${skip:+--skip="${skip}"} \
 		--junit-report=/var/lib/evictkit-e2e/report/junit.xml \
 		"${in_node}/e2e_node.test" -- \
-		--start-services=true --stop-services=true --node-name="${node}" \
+		--start-services=true --stop-services=true --node-name="${node}" --dns-domain=cluster.local \
 		--prepull-images=false \
 		--kubelet-config-file="${in_node}/kubeletconfig.yaml" \
 		--container-runtime-endpoint=unix:///run/containerd/containerd.sock \
 		--report-dir=/var/lib/evictkit-e2e/report || prc=$?
 	note "pass $((pass + 1)): the suite exited ${prc} after $((SECONDS - start)) s"
-	docker cp -q "${node}:/var/lib/evictkit-e2e/report/junit.xml" "${reports}/${kubelet}-pass$((pass + 1)).xml" ||
+	docker cp -q "${node}:/var/lib/evictkit-e2e/report/junit.xml" "${reports}/${kubelet}-${key}-pass$((pass + 1)).xml" ||
 		die "pass $((pass + 1)) left no JUnit report" "see the suite's output above"
-	docker cp -q "${node}:/var/lib/evictkit-e2e/report/kubelet.log" "${reports}/${kubelet}-pass$((pass + 1))-kubelet.log" 2>/dev/null || true
-	ran="$(grep -c -E '<testcase name="\[It\] [^"]*" classname="[^"]*" status="(passed|failed|panicked|interrupted|aborted|timedout)"' "${reports}/${kubelet}-pass$((pass + 1)).xml" || true)"
+	docker cp -q "${node}:/var/lib/evictkit-e2e/report/kubelet.log" "${reports}/${kubelet}-${key}-pass$((pass + 1))-kubelet.log" 2>/dev/null || true
+	ran="$(grep -c -E '<testcase name="\[It\] [^"]*" classname="[^"]*" status="(passed|failed|panicked|interrupted|aborted|timedout)"' "${reports}/${kubelet}-${key}-pass$((pass + 1)).xml" || true)"
 	if [[ "${ran}" == 0 ]]; then
 		note "pass $((pass + 1)) ran no spec: FOCUS=${focus} selects none (or every one skipped itself)"
 		rc=1

@@ -14,7 +14,7 @@
 //
 //	evictkit-report -phases PHASES.tsv -out SUMMARY.md NAME=REPORT.json...
 //	evictkit-report -controls REPORT.json -kubelet KUBELET -out CONTROLS.md
-//	evictkit-report -upstream-node DIR -out TABLE.md   (DIR/<kubelet>-pass<N>.xml)
+//	evictkit-report -upstream-node DIR -out TABLE.md   (DIR/<kubelet>-<focus key>-pass<N>.xml)
 package main
 
 import (
@@ -41,7 +41,7 @@ func run(args []string, stdout io.Writer) error {
 	out := fs.String("out", "", "also write the summary to this Markdown file")
 	controls := fs.String("controls", "", "judge this Ginkgo JSON report of a negative-control run")
 	kubelet := fs.String("kubelet", "upstream", "the kubelet the negative controls ran on (for the table)")
-	upstreamNode := fs.String("upstream-node", "", "table the JUnit reports <kubelet>-pass<N>.xml of make test-upstream-node in this directory")
+	upstreamNode := fs.String("upstream-node", "", "table the JUnit reports <kubelet>-<focus key>-pass<N>.xml of make test-upstream-node in this directory")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -126,7 +126,8 @@ func runUpstreamNode(dir, out string, stdout io.Writer) error {
 	tallies := map[string]map[string]*e2ereport.SpecTally{}
 	var runs []string
 	for _, k := range upstreamNodeKubelets {
-		paths, err := filepath.Glob(filepath.Join(dir, k+"-pass*.xml"))
+		// <kubelet>-<focus key>-pass<N>.xml: every focus run so far counts.
+		paths, err := filepath.Glob(filepath.Join(dir, k+"-*pass*.xml"))
 		if err != nil {
 			return err
 		}
@@ -138,10 +139,10 @@ func runUpstreamNode(dir, out string, stdout io.Writer) error {
 			return err
 		}
 		tallies[k] = t
-		runs = append(runs, fmt.Sprintf("%s %d pass(es)", k, len(paths)))
+		runs = append(runs, fmt.Sprintf("%s %d suite run(s)", k, len(paths)))
 	}
 	if len(runs) == 0 {
-		return fmt.Errorf("%s: no JUnit reports <kubelet>-pass<N>.xml (run make test-upstream-node)", dir)
+		return fmt.Errorf("%s: no JUnit reports <kubelet>-<focus key>-pass<N>.xml (run make test-upstream-node)", dir)
 	}
 	header := "## Upstream's node e2e specs, unmodified, on each kubelet (" + strings.Join(runs, ", ") + ")"
 	var b strings.Builder
