@@ -29,7 +29,7 @@ GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.gi
 
 .PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches rebase stage-tests upstream-tree kubelet upstream-e2e check-kubelet \
 	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
-	test-upstream-node test-upstream-node-down parity test-other-bases base-gate
+	test-upstream-node test-upstream-node-down upstream-smoke upstream-smoke-control parity test-other-bases base-gate
 
 help: ## List the targets
 	@echo "Usage: make <target> [VAR=value]"
@@ -39,7 +39,7 @@ help: ## List the targets
 	@echo
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO), K8S_VERSION (the upstream base: $$(bash -c 'source scripts/lib/versions.sh && echo "$${K8S_BASES[*]}"'))"
 
-test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches (each commit: build, tests, short parity), the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e); then the fast gate on the other supported bases
+test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches (each commit: build, tests, short parity), the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e), one upstream eviction spec unmodified on our kubelet; then the fast gate on the other supported bases
 	@$(MAKE) vet
 	@$(MAKE) fmt-check
 	@$(MAKE) unit
@@ -50,6 +50,7 @@ test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgr
 	@$(MAKE) kubelet
 	@$(MAKE) check-kubelet
 	@$(MAKE) cluster-smoke
+	@$(MAKE) upstream-smoke
 	@$(MAKE) test-other-bases
 	@echo "==> make test: all steps passed"
 
@@ -193,7 +194,7 @@ cluster-logs: ## Export the cluster's logs to _output/logs
 test-node: node-image ## Node e2e eviction suites on a node of the cluster (KUBELET=evictkit|upstream, NODE, LABELS=<ginkgo label filter>, REPEAT)
 	@bash scripts/test-node.sh
 
-test-upstream-node: kubelet upstream-e2e node-image ## Upstream's own node e2e specs, unmodified, on a node container of their own (KUBELET=evictkit|upstream, FOCUS, SKIP, REPEAT, KEEP_NODE=1); table in _output/reports/upstream-node-e2e.md
+test-upstream-node: kubelet upstream-e2e node-image ## Upstream's own node e2e specs, unmodified, on a node container of their own (KUBELET=evictkit|upstream, FOCUS, SKIP, REPEAT, NODES, KEEP_NODE=1); table in _output/reports/upstream-node-e2e.md
 	@rc=0; bash scripts/test-upstream-node.sh || rc=$$?; \
 	go run ./cmd/evictkit-report -upstream-node _output/reports/upstream-node-e2e -out _output/reports/upstream-node-e2e.md || rc=1; \
 	exit $$rc
@@ -212,6 +213,12 @@ bench-e2e: node-image ## Side-by-side eviction benchmark, ours (alpha gates on) 
 
 test-e2e: ## Cluster e2e suites on the two workers of the running cluster (KUBELET=evictkit|upstream, LABELS, REPEAT)
 	@bash scripts/test-e2e.sh
+
+upstream-smoke: kubelet components ## CI gate: upstream's LocalStorageCapacityIsolationEviction spec, unmodified, on our kubelet (make test-upstream-node with that focus)
+	@bash scripts/upstream-smoke.sh
+
+upstream-smoke-control: kubelet components ## Negative control of upstream-smoke: the same spec must fail on a kubelet that enforces no local storage limit
+	@bash scripts/upstream-smoke.sh control
 
 cluster-smoke: kubelet components ## CI gate: a one-node cluster from the node image reaches Ready, passes the network check and the Smoke node e2e specs, then is removed
 	@bash scripts/cluster-smoke.sh
