@@ -136,9 +136,13 @@ docker run --rm --network none --entrypoint /bin/cp -v "${state}/nodefs/containe
 
 step "test-upstream-node: starting ${node} from ${image}"
 docker network create "${network}" >/dev/null
-# kind's flags for a node container (sigs.k8s.io/kind, provider docker).
+# kind's flags for a node container (sigs.k8s.io/kind, provider docker). A
+# private cgroup namespace matters on this cgroup v1 host: without it the
+# node sees the host's unified hierarchy from its root, systemd puts the pod
+# slices elsewhere than runc looks, and every exec into a container fails.
 docker run -d --name "${node}" --hostname "${node}" \
 	--privileged --security-opt seccomp=unconfined --security-opt apparmor=unconfined \
+	--init=false --cgroupns=private \
 	--tmpfs /tmp --tmpfs /run -v /var -v /lib/modules:/lib/modules:ro -e container=docker \
 	--label evictkit.dev/upstream-node=true --network "${network}" \
 	-v "${state}/nodefs/kubelet:/var/lib/kubelet" -v "${state}/nodefs/pod-logs:/var/log/pods" \

@@ -164,6 +164,91 @@ func RenderUpstreamNode(w io.Writer, header string, kubelets []string, tallies m
 	if len(notes) > 0 {
 		b.WriteString("\n" + strings.Join(notes, "\n") + "\n")
 	}
+	writeOutcomeTotals(&b, kubelets, tallies)
+	writeDifferences(&b, specs, kubelets, tallies)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// Outcome is what a kubelet's passes did with one spec, all passes taken
+// together: a spec that failed once is failed, whatever the other passes did.
+type Outcome string
+
+const (
+	OutcomeNotSelected Outcome = "not selected"
+	OutcomePassed      Outcome = "passed every pass"
+	OutcomeFailed      Outcome = "failed at least once"
+	OutcomeSkipped     Outcome = "skipped itself"
+)
+
+// Of is the spec's outcome on a kubelet (t nil: no pass selected it).
+func Of(t *SpecTally) Outcome {
+	switch {
+	case t == nil:
+		return OutcomeNotSelected
+	case t.Failed > 0:
+		return OutcomeFailed
+	case t.Passed > 0:
+		return OutcomePassed
+	}
+	return OutcomeSkipped
+}
+
+// writeOutcomeTotals counts each kubelet's specs by outcome.
+func writeOutcomeTotals(b *strings.Builder, kubelets []string, tallies map[string]map[string]*SpecTally) {
+	b.WriteString("\nSpecs by outcome:\n\n")
+	for _, k := range kubelets {
+		ts, ran := tallies[k]
+		if !ran {
+			fmt.Fprintf(b, "- %s: not run\n", k)
+			continue
+		}
+		count := map[Outcome]int{}
+		for _, t := range ts {
+			count[Of(t)]++
+		}
+		fmt.Fprintf(b, "- %s: %d specs: %d %s, %d %s, %d %s\n", k, len(ts),
+			count[OutcomePassed], OutcomePassed, count[OutcomeFailed], OutcomeFailed, count[OutcomeSkipped], OutcomeSkipped)
+	}
+}
+
+// writeDifferences lists the specs that every kubelet with passes selected
+// but that did not end the same way on all of them: the regressions (and
+// fixes) the side-by-side run is for. A spec only some kubelets selected
+// is not a difference, just not compared.
+func writeDifferences(b *strings.Builder, specs, kubelets []string, tallies map[string]map[string]*SpecTally) {
+	var ran []string
+	for _, k := range kubelets {
+		if _, ok := tallies[k]; ok {
+			ran = append(ran, k)
+		}
+	}
+	if len(ran) < 2 {
+		return
+	}
+	var diffs []string
+	compared := 0
+	for _, name := range specs {
+		outcomes := make([]string, 0, len(ran))
+		selectedByAll, differ := true, false
+		first := Of(tallies[ran[0]][name])
+		for _, k := range ran {
+			o := Of(tallies[k][name])
+			selectedByAll = selectedByAll && o != OutcomeNotSelected
+			differ = differ || o != first
+			outcomes = append(outcomes, fmt.Sprintf("%s %s", k, o))
+		}
+		if !selectedByAll {
+			continue
+		}
+		compared++
+		if differ {
+			diffs = append(diffs, fmt.Sprintf("- %s: %s", name, strings.Join(outcomes, ", ")))
+		}
+	}
+	fmt.Fprintf(b, "\nSpecs whose outcome differs between %s (of %d that all of them ran): %d\n",
+		strings.Join(ran, " and "), compared, len(diffs))
+	if len(diffs) > 0 {
+		b.WriteString("\n" + strings.Join(diffs, "\n") + "\n")
+	}
 }
