@@ -24,6 +24,9 @@ ifneq ($(filter GOTOOLCHAIN=%,$(BASE_GOENV)),)
 export GOTOOLCHAIN := $(patsubst GOTOOLCHAIN=%,%,$(filter GOTOOLCHAIN=%,$(BASE_GOENV)))
 endif
 
+# Modules that stand in for ones the Go module proxy refuses (bases/standins).
+STANDINS = $(wildcard bases/standins/*)
+
 # Go files checked by gofmt (everything but build output and git internals).
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
@@ -76,9 +79,10 @@ base-gate:
 		$(MAKE) check-kubelet; \
 	fi
 
-vet: ## go vet ./...
+vet: ## go vet ./... (and in each stand-in module under bases/standins)
 	@echo "==> go vet ./..."
 	@$(GO) vet ./...
+	@for m in $(STANDINS); do echo "==> go vet ./... in $$m (a stand-in module)"; (cd "$$m" && GOFLAGS= $(GO) vet ./...); done
 
 fmt-check: ## Fail listing any Go file that gofmt would change
 	@echo "==> gofmt -l"
@@ -97,6 +101,7 @@ MODULE   := github.com/evictkit/evictkit
 unit: ## go test -count=1 of every package but the e2e suites, the eviction package with -race; lists every skipped test (EVICTION_TEST_REAL_CGROUPS=v1|v2: a real-kernel test that cannot run fails)
 	@echo "==> go test -count=1 (all packages but test/node, test/e2e; $(PKG) with -race)"
 	@{ $(GO) test -count=1 -json $(UNIT_PKGS); \
+	   for m in $(STANDINS); do (cd "$$m" && GOFLAGS= $(GO) test -count=1 -json ./...); done; \
 	   $(GO) test -count=1 -race -json $(PKG); } | $(GO) run ./scripts/testreport -lane "host, cgroup $${EVICTION_TEST_REAL_CGROUPS:-v1 or v2 (not required)}"
 
 test-cgroupv2: ## The eviction package's tests on a real cgroup v2 kernel, in a QEMU VM (RUN=<regexp>)

@@ -75,6 +75,26 @@ sed -i -E \
 if grep -q '=> ./staging' go.mod; then
 	die "go.mod still points at ./staging after rewriting" "the replace block of ${version} has an unexpected shape"
 fi
+# A module upstream requires that the proxy refuses gets the stand-in
+# written here for it (bases/standins: the kubelet's part of it only),
+# copied into the tree and replaced in go.mod; the day the proxy serves the
+# module, this does nothing.
+standins=()
+for standin in "${root}"/bases/standins/*/; do
+	[[ -f "${standin}go.mod" ]] || continue
+	mod="$(sed -n 's/^module //p' "${standin}go.mod")"
+	want="$(awk -v m="${mod}" '$1 == m && $2 ~ /^v/ {print $2; exit}' go.mod)"
+	[[ -n "${want}" ]] || continue
+	served="$(GOFLAGS= go mod download -json "${mod}@${want}" 2>/dev/null || true)"
+	grep -q '"Error": ".*403' <<<"${served}" || continue
+	dst="_evictkit_standins/$(basename "${standin}")"
+	mkdir -p "${dst}"
+	cp -a "${standin}." "${dst}/"
+	find "${dst}" -name '*_test.go' -delete
+	GOFLAGS= go mod edit -replace "${mod}=./${dst}"
+	standins+=("${mod} ${want}")
+	note "the Go module proxy refuses ${mod}@${want}: the tree uses evictkit's stand-in (bases/standins/$(basename "${standin}"))"
+done
 if ! GOFLAGS=-mod=mod go mod tidy >"${tmp}.tidy.log" 2>&1; then
 	[[ "${version}" != "${K8S_DEFAULT_VERSION}" ]] ||
 		die "go mod tidy failed in the upstream tree: $(grep -v '^go: downloading' "${tmp}.tidy.log" | head -n 3 | tr '\n' ' ')"
@@ -86,13 +106,17 @@ if ! GOFLAGS=-mod=mod go mod tidy >"${tmp}.tidy.log" 2>&1; then
 	note "not served by the module proxy, packages that need them left out: $(grep -o '[^ ]*@v[^ :]*: reading' "${tmp}.tidy.log" | sed 's/: reading//' | sort -u | paste -sd' ' -)"
 fi
 rm -f "${tmp}.tidy.log"
+standin_msg=""
+if ((${#standins[@]} > 0)); then
+	standin_msg="$(printf '\n\nThe Go module proxy refuses %s: replaced by the stand-in\nunder _evictkit_standins/ (bases/standins in evictkit).' "$(IFS=,; echo "${standins[*]}")")"
+fi
 git add -A -f .
 git commit -q -m "build plumbing: build ${version} from the Go module proxy
 
 Not part of the evictkit patch series. A module-proxy copy of
 k8s.io/kubernetes has no staging/ sources and an OWNERS-only vendor/
 directory, so this commit removes vendor/ and go.work and pins every
-staging module to its ${staging} release."
+staging module to its ${staging} release.${standin_msg}"
 git tag "${base_tag}"
 cd - >/dev/null
 
