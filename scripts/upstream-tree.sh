@@ -85,8 +85,7 @@ for standin in "${root}"/bases/standins/*/; do
 	mod="$(sed -n 's/^module //p' "${standin}go.mod")"
 	want="$(awk -v m="${mod}" '$1 == m && $2 ~ /^v/ {print $2; exit}' go.mod)"
 	[[ -n "${want}" ]] || continue
-	served="$(GOFLAGS= go mod download -json "${mod}@${want}" 2>/dev/null || true)"
-	grep -q '"Error": ".*403' <<<"${served}" || continue
+	proxy_refuses "${mod}" "${want}" || continue
 	dst="_evictkit_standins/$(basename "${standin}")"
 	mkdir -p "${dst}"
 	cp -a "${standin}." "${dst}/"
@@ -99,8 +98,7 @@ if ! GOFLAGS=-mod=mod go mod tidy >"${tmp}.tidy.log" 2>&1; then
 	[[ "${version}" != "${K8S_DEFAULT_VERSION}" ]] ||
 		die "go mod tidy failed in the upstream tree: $(grep -v '^go: downloading' "${tmp}.tidy.log" | head -n 3 | tr '\n' ' ')"
 	# Another release may need a module version the proxy does not serve
-	# (v1.38.0-beta.0: sigs.k8s.io/iptables-wrappers v1.0.0, for
-	# kube-proxy): the packages that import it stay unloaded.
+	# and that has no stand-in: the packages that import it stay unloaded.
 	GOFLAGS=-mod=mod go mod tidy -e >"${tmp}.tidy.log" 2>&1 ||
 		die "go mod tidy -e failed in the upstream tree: $(grep -v '^go: downloading' "${tmp}.tidy.log" | head -n 3 | tr '\n' ' ')"
 	note "not served by the module proxy, packages that need them left out: $(grep -o '[^ ]*@v[^ :]*: reading' "${tmp}.tidy.log" | sed 's/: reading//' | sort -u | paste -sd' ' -)"

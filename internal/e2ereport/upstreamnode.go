@@ -170,28 +170,28 @@ func RenderUpstreamNode(w io.Writer, header string, kubelets []string, tallies m
 	return err
 }
 
-// Outcome is what a kubelet's passes did with one spec, all passes taken
+// outcome is what a kubelet's passes did with one spec, all passes taken
 // together: a spec that failed once is failed, whatever the other passes did.
-type Outcome string
+type outcome string
 
 const (
-	OutcomeNotSelected Outcome = "not selected"
-	OutcomePassed      Outcome = "passed every pass"
-	OutcomeFailed      Outcome = "failed at least once"
-	OutcomeSkipped     Outcome = "skipped itself"
+	outcomeNotSelected outcome = "not selected"
+	outcomePassed      outcome = "passed every pass"
+	outcomeFailed      outcome = "failed at least once"
+	outcomeSkipped     outcome = "skipped itself"
 )
 
-// Of is the spec's outcome on a kubelet (t nil: no pass selected it).
-func Of(t *SpecTally) Outcome {
+// outcomeOf is the spec's outcome on a kubelet (t nil: no pass selected it).
+func outcomeOf(t *SpecTally) outcome {
 	switch {
 	case t == nil:
-		return OutcomeNotSelected
+		return outcomeNotSelected
 	case t.Failed > 0:
-		return OutcomeFailed
+		return outcomeFailed
 	case t.Passed > 0:
-		return OutcomePassed
+		return outcomePassed
 	}
-	return OutcomeSkipped
+	return outcomeSkipped
 }
 
 // writeOutcomeTotals counts each kubelet's specs by outcome.
@@ -203,12 +203,12 @@ func writeOutcomeTotals(b *strings.Builder, kubelets []string, tallies map[strin
 			fmt.Fprintf(b, "- %s: not run\n", k)
 			continue
 		}
-		count := map[Outcome]int{}
+		count := map[outcome]int{}
 		for _, t := range ts {
-			count[Of(t)]++
+			count[outcomeOf(t)]++
 		}
 		fmt.Fprintf(b, "- %s: %d specs: %d %s, %d %s, %d %s\n", k, len(ts),
-			count[OutcomePassed], OutcomePassed, count[OutcomeFailed], OutcomeFailed, count[OutcomeSkipped], OutcomeSkipped)
+			count[outcomePassed], outcomePassed, count[outcomeFailed], outcomeFailed, count[outcomeSkipped], outcomeSkipped)
 	}
 }
 
@@ -231,10 +231,10 @@ func writeDifferences(b *strings.Builder, specs, kubelets []string, tallies map[
 	for _, name := range specs {
 		outcomes := make([]string, 0, len(ran))
 		selectedByAll, differ := true, false
-		first := Of(tallies[ran[0]][name])
+		first := outcomeOf(tallies[ran[0]][name])
 		for _, k := range ran {
-			o := Of(tallies[k][name])
-			selectedByAll = selectedByAll && o != OutcomeNotSelected
+			o := outcomeOf(tallies[k][name])
+			selectedByAll = selectedByAll && o != outcomeNotSelected
 			differ = differ || o != first
 			outcomes = append(outcomes, fmt.Sprintf("%s %s", k, o))
 		}

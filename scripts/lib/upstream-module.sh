@@ -28,9 +28,9 @@ use_go_for() {
 # module proxy refuses to serve (403), as "module version" (the version
 # upstream's own go.mod requires) joined by
 # ", "; empty when all are served. TREE is a tree scripts/upstream-tree.sh
-# made (or a worktree of one). A release served only in part
-# (v1.38.0-beta.0: pkg/kubelet imports sigs.k8s.io/iptables-wrappers
-# v1.0.0, whose zip the proxy refuses) leaves those packages unbuildable.
+# made (or a worktree of one). A release served only in part leaves those
+# packages unbuildable, unless bases/standins has a stand-in for the module
+# (scripts/upstream-tree.sh puts it in).
 unserved_modules() {
 	local tree="$1" miss mod out="" gomod
 	shift
@@ -44,4 +44,12 @@ unserved_modules() {
 	done < <(cd "${tree}" && GOFLAGS=-mod=mod go list -deps "$@" 2>&1 >/dev/null |
 		sed -nE 's/.*: module ([^ :]+): reading [^ ]+: 403.*/\1/p; s/.*[: ]([^ :]+@v[^ :]+): reading [^ ]+: 403.*/\1/p' | sort -u)
 	printf '%s' "${out}"
+}
+
+# proxy_refuses MODULE VERSION: true when the Go module proxy refuses that
+# version (403), false when it serves it or fails some other way.
+proxy_refuses() {
+	local out
+	out="$(GOFLAGS= go mod download -json "$1@$2" 2>/dev/null || true)"
+	grep -q '"Error": ".*403' <<<"${out}"
 }
