@@ -50,6 +50,7 @@ repeat="${REPEAT:-0}"
 nodes="${NODES:-1}"
 nodefs_size="${NODEFS_SIZE:-12G}"
 node="evictkit-upstream-node"
+files="evictkit-upstream-node-files"
 # A bridge network of its own: the engine has no default bridge, and the
 # suite's apiserver needs a default route to pick its address.
 network="evictkit-upstream-node"
@@ -65,7 +66,7 @@ control-*) kubelet_bin="${root}/_output/bin/kubelet-${kubelet}" ;;
 esac
 # node_down: the container, then its filesystem and the loop device under it.
 node_down() {
-	docker rm -f "${node}" >/dev/null 2>&1 || true
+	docker rm -f "${node}" "${files}" >/dev/null 2>&1 || true
 	if mountpoint -q "${state}/nodefs"; then
 		umount "${state}/nodefs" || return 1
 	fi
@@ -156,11 +157,30 @@ done
 [[ "${s}" == running || "${s}" == degraded ]] || die "${node}: systemd did not come up within 120 s (state: ${s:-none})"
 docker exec "${node}" systemctl is-active -q containerd || die "${node}: containerd is not active"
 
-step "test-upstream-node: copying the suite, the ${kubelet} kubelet and the images in"
+step "test-upstream-node: the suite, ginkgo and the ${kubelet} kubelet in over the node's network"
+# Upstream's runner copies its test archive (the same three binaries) to the
+# node over SSH, so the node's eth0 has carried some hundred MB when the
+# suite starts, and the Summary API spec expects at least 1 MB received and
+# 10 KB sent there. Here they come the same way: a busybox httpd on the
+# node's network serves them and the node fetches them with curl.
 docker exec "${node}" mkdir -p "${in_node}/images" /var/lib/evictkit-e2e/work /var/lib/evictkit-e2e/report
-docker cp -q "${root}/_output/upstream-e2e/bin/e2e_node.test" "${node}:${in_node}/e2e_node.test"
-docker cp -q "${root}/_output/upstream-e2e/bin/ginkgo" "${node}:${in_node}/ginkgo"
-docker cp -q "${kubelet_bin}" "${node}:${in_node}/kubelet"
+rm -rf "${state}/serve" && mkdir -p "${state}/serve"
+cp "${root}/_output/upstream-e2e/bin/e2e_node.test" "${root}/_output/upstream-e2e/bin/ginkgo" "${state}/serve/"
+cp "${kubelet_bin}" "${state}/serve/kubelet"
+docker run -d --name "${files}" --network "${network}" --label evictkit.dev/upstream-node=true \
+	-v "${state}/serve:/srv:ro" "$(bash "${root}/scripts/upstream-node/busybox.sh")" httpd -f -p 8080 -h /srv >/dev/null
+files_ip="$(docker inspect -f '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}' "${files}")"
+for f in e2e_node.test ginkgo kubelet; do
+	docker exec "${node}" curl -fsS --retry 10 --retry-connrefused --retry-delay 1 -o "${in_node}/${f}" "http://${files_ip}:8080/${f}" ||
+		die "${node} could not fetch ${f} from ${files} (${files_ip}:8080)"
+	docker exec "${node}" chmod 0755 "${in_node}/${f}"
+	[[ "$(docker exec "${node}" sha256sum "${in_node}/${f}" | cut -d' ' -f1)" == "$(sha256sum "${state}/serve/${f}" | cut -d' ' -f1)" ]] ||
+		die "${f} arrived in ${node} changed"
+done
+docker rm -f "${files}" >/dev/null
+rm -rf "${state}/serve"
+note "eth0 of ${node}: $(docker exec "${node}" cat /sys/class/net/eth0/statistics/rx_bytes) bytes received, $(docker exec "${node}" cat /sys/class/net/eth0/statistics/tx_bytes) sent"
+step "test-upstream-node: copying the images in"
 docker cp -q "${state}/registry-deb/usr/bin/docker-registry" "${node}:${in_node}/docker-registry"
 docker cp -q "${root}/scripts/upstream-node/provision.sh" "${node}:${in_node}/provision.sh"
 for a in "${archives[@]}"; do
@@ -200,6 +220,9 @@ mkdir -p "${reports}"
 key="$(printf '%s\n%s\n' "${focus}" "${skip}" | sha256sum | cut -c1-8)"
 rm -f "${reports}/${kubelet}-${key}"-pass*
 printf 'focus: %s\nskip: %s\n' "${focus}" "${skip}" >"${reports}/${kubelet}-${key}.focus"
+# The runtime flags are those upstream's containerd node e2e lanes give
+# (containerd's process and unit, the kubelet's --runtime-cgroups, which the
+# Summary API's "runtime" system container needs), with this node's path.
 rc=0
 for pass in $(seq 0 "${repeat}"); do
 	step "test-upstream-node: pass $((pass + 1)) of $((repeat + 1)), kubelet ${kubelet}, focus ${focus}${skip:+, skip ${skip}}"
@@ -215,6 +238,8 @@ for pass in $(seq 0 "${repeat}"); do
 		--prepull-images=false \
 		--kubelet-config-file="${in_node}/kubeletconfig.yaml" \
 		--container-runtime-endpoint=unix:///run/containerd/containerd.sock \
+		--container-runtime-process-name=/usr/local/bin/containerd --container-runtime-pid-file= \
+		--kubelet-flags="--runtime-cgroups=/system.slice/containerd.service" \
 		--report-dir=/var/lib/evictkit-e2e/report || prc=$?
 	note "pass $((pass + 1)): the suite exited ${prc} after $((SECONDS - start)) s"
 	docker cp -q "${node}:/var/lib/evictkit-e2e/report/junit.xml" "${reports}/${kubelet}-${key}-pass$((pass + 1)).xml" ||

@@ -101,11 +101,30 @@ RUNC_VERSION="v1.5.3"              # github.com/opencontainers/runc
 MOBY_VERSION="v2.0.0-beta.24"      # github.com/moby/moby/v2: dockerd + docker-proxy
 CRICTL_VERSION="v1.37.0"           # sigs.k8s.io/cri-tools
 CNI_PLUGINS_VERSION="v1.10.0"      # github.com/containernetworking/plugins
-ETCD_VERSION="v3.7.0"              # go.etcd.io/etcd/server/v3 -> registry.k8s.io/etcd:3.7.0-0
-ETCD_IMAGE_TAG="3.7.0-0"
-COREDNS_VERSION="v1.14.6"          # github.com/coredns/coredns (also in images/coredns/go.mod) -> registry.k8s.io/coredns/coredns
 PAUSE_IMAGE_TAG="3.10.2"           # our own pause (images/pause), registry.k8s.io/pause
+# What differs between bases: etcd (go.etcd.io/etcd/server/v3 ->
+# registry.k8s.io/etcd:<tag>), coredns (github.com/coredns/coredns, also in
+# images/coredns's go.mod of the base -> registry.k8s.io/coredns/coredns),
+# and the base whose pristine tree gives kube-proxy. v1.38's kube-proxy
+# needs sigs.k8s.io/iptables-wrappers throughout, which the proxy refuses
+# and our stand-in (bases/standins) covers only for the kubelet; the v1.38
+# cluster runs v1.37.2's kube-proxy under v1.38's image tag instead, which
+# the version skew policy allows (kube-proxy may be older than the
+# apiserver). It does not take part in eviction.
+case "${K8S_VERSION}" in
+v1.37.2) ETCD_VERSION="v3.7.0" ETCD_IMAGE_TAG="3.7.0-0" COREDNS_VERSION="v1.14.6" KUBE_PROXY_BASE="v1.37.2" ;;
+v1.38.0-beta.0) ETCD_VERSION="v3.7.1" ETCD_IMAGE_TAG="3.7.1-0" COREDNS_VERSION="v1.15.0" KUBE_PROXY_BASE="v1.37.2" ;;
+*)
+	echo "ERROR: scripts/lib/versions.sh pins no etcd, coredns or kube-proxy base for ${K8S_VERSION}" >&2
+	exit 1
+	;;
+esac
 DEBIAN_SUITE="bookworm"            # node image rootfs (debootstrap)
+# busybox for upstream's test image busybox:1.37.0-2 (make
+# test-upstream-node), built from the release's source as Debian's trixie
+# carries it (scripts/upstream-node/busybox.sh).
+BUSYBOX_VERSION="1.37.0"
+BUSYBOX_SUITE="trixie"
 
 # Kernel of the cgroup v2 test VM (scripts/test-cgroupv2.sh): Debian
 # bookworm's cloud kernel, the version its metapackage names when the

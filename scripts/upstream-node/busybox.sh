@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A static busybox built here from Debian's source package with busybox's
-# own defconfig, the configuration of the busybox image upstream's test
+# A static busybox built here from Debian's source package of the release
+# upstream's image has (BUSYBOX_VERSION, from BUSYBOX_SUITE; busybox's own
+# source, without Debian's patches) with busybox's own defconfig, the configuration of the busybox image upstream's test
 # images start from. Debian's busybox-static is configured for an installer
 # and lacks applets upstream's specs call (nmeter, which the container
 # lifecycle specs use for every timestamp; nc -u; pgrep, flock, ...).
@@ -20,8 +21,8 @@ source "$(dirname "${BASH_SOURCE[0]}")/../lib/engine-env.sh"
 
 root="$(repo_root)"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
-hash="$(cat "${BASH_SOURCE[0]}" <(echo "${DEBIAN_SUITE} ${mirror}") | sha256sum | cut -c1-12)"
-image="evictkit/upstream-busybox:${DEBIAN_SUITE}-${hash}"
+hash="$(cat "${BASH_SOURCE[0]}" <(echo "${BUSYBOX_SUITE} ${BUSYBOX_VERSION} ${mirror}") | sha256sum | cut -c1-12)"
+image="evictkit/upstream-busybox:${BUSYBOX_VERSION}-${hash}"
 docker info >/dev/null 2>&1 || die "the project's Docker engine is not running" "scripts/engine.sh up"
 if docker image inspect "${image}" >/dev/null 2>&1; then
 	note "busybox: ${image} exists"
@@ -40,22 +41,27 @@ work="${root}/_output/build/upstream-busybox"
 rm -rf "${work}" && mkdir -p "${work}/apt/lists/partial" "${work}/apt/cache/archives/partial" "${work}/src" "${work}/rootfs"
 keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 [[ -r "${keyring}" ]] || die "${keyring} is missing" "apt-get install debian-archive-keyring"
-printf 'deb-src [signed-by=%s] %s %s main\n' "${keyring}" "${mirror}" "${DEBIAN_SUITE}" >"${work}/apt/sources.list"
+printf 'deb-src [signed-by=%s] %s %s main\n' "${keyring}" "${mirror}" "${BUSYBOX_SUITE}" >"${work}/apt/sources.list"
 apt_private=(-q -o "Dir::Etc::SourceList=${work}/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
 	-o "Dir::State::Lists=${work}/apt/lists" -o "Dir::Cache=${work}/apt/cache")
 
-step "busybox: Debian's source package (${DEBIAN_SUITE})"
+step "busybox: Debian's source package (${BUSYBOX_SUITE})"
 apt-get "${apt_private[@]}" update >"${work}/apt.log" 2>&1 ||
-	{ tail -n 20 "${work}/apt.log" >&2; die "apt-get update of ${mirror} ${DEBIAN_SUITE} (deb-src) failed" "check access to Debian's repositories"; }
+	{ tail -n 20 "${work}/apt.log" >&2; die "apt-get update of ${mirror} ${BUSYBOX_SUITE} (deb-src) failed" "check access to Debian's repositories"; }
 (cd "${work}/src" && apt-get "${apt_private[@]}" source --download-only busybox >>"${work}/apt.log" 2>&1) ||
 	{ tail -n 20 "${work}/apt.log" >&2; die "apt-get source busybox failed" "check access to Debian's repositories"; }
 dsc="$(find "${work}/src" -maxdepth 1 -name 'busybox_*.dsc' | head -1)"
 [[ -n "${dsc}" ]] || die "apt-get source left no busybox_*.dsc in ${work}/src"
 # dpkg-source checks the files against the .dsc, whose hashes apt checked
-# against the signed Release; it applies Debian's patches (security fixes).
-dpkg-source -q -x "${dsc}" "${work}/src/busybox" >>"${work}/apt.log" 2>&1 ||
+# against the signed Release. Debian's patches are left out: upstream's
+# image is busybox as released, and one of them (for Debian's installer)
+# makes ash drop environment variables whose names are not identifiers,
+# which upstream's ConfigMap and Secret specs print with `sh -c env`.
+dpkg-source -q -x --skip-patches "${dsc}" "${work}/src/busybox" >>"${work}/apt.log" 2>&1 ||
 	{ tail -n 20 "${work}/apt.log" >&2; die "dpkg-source -x ${dsc##*/} failed"; }
 version="$(sed -n 's/^Version: //p' "${dsc}")"
+[[ "${version}" =~ ^([0-9]+:)?${BUSYBOX_VERSION//./\\.}- ]] ||
+	die "Debian's ${BUSYBOX_SUITE} has busybox ${version}, not ${BUSYBOX_VERSION}" "set BUSYBOX_SUITE in scripts/lib/versions.sh to a suite that has ${BUSYBOX_VERSION}"
 
 step "busybox: ${version}, defconfig, static"
 start=${SECONDS}

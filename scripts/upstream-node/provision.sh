@@ -14,7 +14,8 @@
 #     registry on this node's loopback serves the locally built images and
 #     containerd uses it as registry.k8s.io's mirror, so a pull is a real
 #     pull that never leaves the node;
-#   - the kubelet's /kubelet.slice must exist in every cgroup v1 hierarchy.
+#   - the kubelet's /kubelet.slice must exist in every cgroup v1 hierarchy,
+#     and containerd's cgroup in the cpu and memory ones.
 set -euo pipefail
 dir=/opt/evictkit-e2e
 step() { printf '    node: %s\n' "$*"; }
@@ -96,6 +97,13 @@ for _ in $(seq 1 50); do
 	ctr version >/dev/null 2>&1 && break
 	sleep 0.2
 done
+
+step "containerd.service: CPU and memory accounting"
+# The kubelet reads the runtime's stats (the Summary API's "runtime" system
+# container, --runtime-cgroups) from containerd's cgroup. On cgroup v1
+# systemd puts a unit into the cpu and memory hierarchies only when its
+# accounting is on; on cgroup v2, where upstream's CI runs, it always is.
+systemctl set-property --runtime containerd.service CPUAccounting=yes MemoryAccounting=yes
 
 step "images: imported and pushed to the node's registry"
 for archive in "${dir}"/images/*.tar; do
