@@ -9,8 +9,10 @@
 #                 kube-proxy (pristine upstream tree), etcd, coredns (with
 #                 kubeadm's plugins only: images/coredns)
 #   tools         kind
-# into _output/bin. A binary is rebuilt only when what it is built from
-# changes (a stamp file next to it records module, version and flags).
+# into _output/bin; what differs between upstream bases (the Kubernetes
+# commands, etcd, coredns) into the base's directory (_output/bin/<version>
+# on a base other than the default). A binary is rebuilt only when what it
+# is built from changes (a stamp file records module, version and flags).
 #
 # Usage: scripts/build-components.sh [NAME...]   (default: all)
 set -euo pipefail
@@ -20,9 +22,17 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/kube-build.sh"
 
 root="$(repo_root)"
 bin="${root}/_output/bin"
+kbin="$(base_bin_dir "${root}")"
 stamps="${bin}/.stamps"
 work="${root}/_output/build/components"
-mkdir -p "${bin}/cni" "${stamps}" "${work}"
+mkdir -p "${bin}/cni" "${kbin}" "${stamps}" "${work}"
+
+# The base's Go toolchain (a newer one than this machine's, on a base whose
+# go.mod asks for it) builds only that base's Kubernetes commands; all else
+# is built with this machine's Go, whatever the base, so it is shared.
+base_toolchain="${GOTOOLCHAIN:-local}"
+export GOTOOLCHAIN=local
+unset GOFLAGS
 
 require_cmd go "Go 1.26 is expected at /usr/local/go/bin"
 require_cmd gcc "apt-get install gcc (containerd and runc link with cgo)"
@@ -68,34 +78,42 @@ gomod_build() {
 	note "${name} built in $((SECONDS - start)) s"
 }
 
-# local_build OUT DIR: a main package of ours (DIR, in this module or a
-# module of its own), static.
+# local_build OUT DIR [MODFILE]: a main package of ours (DIR, in this module
+# or a module of its own, built with MODFILE instead of its go.mod when
+# given), static.
 local_build() {
-	local out="$1" dir="$2" stamp start=${SECONDS}
-	stamp="$(cd "${dir}" && find . -maxdepth 1 -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
-		sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16) ${recipe}"
+	local out="$1" dir="$2" modfile="${3:-}" stamp start=${SECONDS}
+	stamp="$(cd "${dir}" && { find . -maxdepth 1 -type f \( -name '*.go' -o -name go.mod -o -name go.sum \) -print0 |
+		sort -z | xargs -0 sha256sum; [[ -z "${modfile}" ]] || sha256sum "${modfile}" "${modfile%.mod}.sum"; } |
+		sha256sum | cut -c1-16) ${recipe}"
 	if fresh "${out}" "${stamp}"; then
 		note "$(basename "${out}"): up to date (${dir#"${root}"/})"
 		return
 	fi
 	step "build: $(basename "${out}") (${dir#"${root}"/})"
-	(cd "${dir}" && CGO_ENABLED=0 GOFLAGS=-mod=mod go build -trimpath -buildvcs=false -ldflags "-s -w" -o "${out}" .) ||
+	(cd "${dir}" && CGO_ENABLED=0 GOFLAGS="-mod=mod${modfile:+ -modfile=${modfile}}" go build -trimpath -buildvcs=false -ldflags "-s -w" -o "${out}" .) ||
 		die "building ${dir#"${root}"/} failed" "see the compiler output above"
 	mark "${out}" "${stamp}"
 	note "$(basename "${out}") built in $((SECONDS - start)) s"
 }
 
-# kube_component OUT PKG: a command of the pristine upstream tree.
+# kube_component OUT PKG [BASE]: a command of the pristine upstream tree of
+# BASE (default: the base in use), built with that base's toolchain.
 kube_component() {
-	local out="$1" pkg="$2" tree stamp
-	tree="$(pristine_tree "${root}")"
-	stamp="${K8S_VERSION} $(git -C "${tree}" rev-parse HEAD) ${pkg} ${recipe} static"
-	if fresh "${out}" "${stamp}"; then
-		note "$(basename "${out}"): up to date (${K8S_VERSION})"
-		return
-	fi
-	kube_build "${tree}" "${K8S_VERSION}" "${out}" "${pkg}"
-	mark "${out}" "${stamp}"
+	local out="$1" pkg="$2" from="${3:-${K8S_VERSION}}" toolchain="${base_toolchain}" tree stamp
+	[[ "${from}" == "${K8S_VERSION}" ]] || toolchain=local
+	(
+		K8S_VERSION="${from}"
+		export GOTOOLCHAIN="${toolchain}"
+		tree="$(pristine_tree "${root}")"
+		stamp="${from} $(git -C "${tree}" rev-parse HEAD) ${pkg} $(go env GOVERSION) trimpath buildvcs=false static"
+		if fresh "${out}" "${stamp}"; then
+			note "$(basename "${out}"): up to date (${from})"
+			exit 0
+		fi
+		kube_build "${tree}" "${from}" "${out}" "${pkg}"
+		mark "${out}" "${stamp}"
+	)
 }
 
 containerd_ldflags="-X github.com/containerd/containerd/v2/version.Version=${CONTAINERD_VERSION} -X github.com/containerd/containerd/v2/version.Revision=evictkit"
@@ -129,22 +147,29 @@ build_one() {
 				"github.com/containernetworking/plugins/plugins/${p}"
 		done
 		;;
-	etcd) gomod_build "${bin}/etcd" "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" go.etcd.io/etcd/server/v3 ;;
+	etcd) gomod_build "${kbin}/etcd" "go.etcd.io/etcd/server/v3@${ETCD_VERSION}" go.etcd.io/etcd/server/v3 ;;
 	coredns)
-		# Our main with kubeadm's plugins only (images/coredns, its own module).
-		local pinned
-		pinned="$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" {print $3}' "${root}/images/coredns/go.mod")"
+		# Our main with kubeadm's plugins only (images/coredns, its own
+		# module; on a base other than the default with the go.mod of
+		# images/coredns/bases/<version>).
+		local pinned modfile
+		modfile="$(base_path "${root}/images/coredns" /bases/)/go.mod"
+		[[ -f "${modfile}" ]] || die "${modfile#"${root}"/} is missing: coredns ${COREDNS_VERSION} for ${K8S_VERSION} needs it" \
+			"cp images/coredns/go.mod images/coredns/go.sum $(dirname "${modfile#"${root}"/}")/ and go get github.com/coredns/coredns@${COREDNS_VERSION} with -modfile"
+		pinned="$(awk '$1 == "require" && $2 == "github.com/coredns/coredns" {print $3}' "${modfile}")"
 		[[ "${pinned}" == "${COREDNS_VERSION}" ]] ||
-			die "images/coredns/go.mod requires coredns ${pinned:-?}, scripts/lib/versions.sh says ${COREDNS_VERSION}" \
-				"cd images/coredns && go get github.com/coredns/coredns@${COREDNS_VERSION} && go mod tidy"
-		local_build "${bin}/coredns" "${root}/images/coredns"
+			die "${modfile#"${root}"/} requires coredns ${pinned:-?}, scripts/lib/versions.sh says ${COREDNS_VERSION}" \
+				"cd images/coredns && go get -modfile=${modfile} github.com/coredns/coredns@${COREDNS_VERSION} && go mod tidy -modfile=${modfile}"
+		[[ "${modfile}" != "${root}/images/coredns/go.mod" ]] || modfile=""
+		local_build "${kbin}/coredns" "${root}/images/coredns" "${modfile}"
 		;;
 	pause) local_build "${bin}/pause" "${root}/images/pause" ;;
 	control-plane)
-		kube_component "${bin}/kube-apiserver" ./cmd/kube-apiserver
-		kube_component "${bin}/kube-controller-manager" ./cmd/kube-controller-manager
-		kube_component "${bin}/kube-scheduler" ./cmd/kube-scheduler
-		kube_component "${bin}/kube-proxy" ./cmd/kube-proxy
+		kube_component "${kbin}/kube-apiserver" ./cmd/kube-apiserver
+		kube_component "${kbin}/kube-controller-manager" ./cmd/kube-controller-manager
+		kube_component "${kbin}/kube-scheduler" ./cmd/kube-scheduler
+		# From KUBE_PROXY_BASE (scripts/lib/versions.sh says why).
+		kube_component "${kbin}/kube-proxy" ./cmd/kube-proxy "${KUBE_PROXY_BASE}"
 		;;
 	*) die "unknown component: $1" "one of: kind containerd runc dockerd crictl cni etcd coredns pause control-plane" ;;
 	esac

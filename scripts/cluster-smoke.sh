@@ -34,10 +34,10 @@ cleanup() {
 trap cleanup EXIT
 bash "${root}/scripts/engine.sh" status || started_engine=true
 bash "${root}/scripts/engine.sh" up
-bash "${root}/scripts/node-image.sh" >/dev/null
+image="$(bash "${root}/scripts/node-image.sh" | tail -n 1)"
 (cd "${root}" && go build -trimpath -o "${tool}" ./cmd/evictkit-cluster)
 start=${SECONDS}
-"${tool}" "${args[@]}" up
+"${tool}" -image "${image}" "${args[@]}" up
 step "cluster-smoke: one-node cluster Ready and networked in $((SECONDS - start)) s"
 # The node e2e specs labelled Smoke (memory and node filesystem pressure) on
 # that node: real pressure, our kubelet's evictions, the condition clearing.

@@ -5,7 +5,8 @@
 #                              engine stopped if the project started it
 #   scripts/cluster.sh logs    export the cluster's logs to _output/logs
 #   scripts/cluster.sh kubelet NODE evictkit|upstream
-# Binaries are expected in _output/bin (make kubelet components). Extra flags
+# Binaries are expected in _output/bin (make kubelet components; those of a
+# base other than the default in _output/bin/<version>). Extra flags
 # for evictkit-cluster come from CLUSTER_FLAGS (e.g. "-workers 0").
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
@@ -24,9 +25,9 @@ case "${1:-}" in
 up)
 	start=${SECONDS}
 	bash "${root}/scripts/engine.sh" up
-	bash "${root}/scripts/node-image.sh" >/dev/null
+	image="$(bash "${root}/scripts/node-image.sh" | tail -n 1)"
 	build_tool
-	"${tool}" "${flags[@]}" up
+	"${tool}" -image "${image}" "${flags[@]}" up
 	step "cluster: ready in $((SECONDS - start)) s; export KUBECONFIG=${root}/_output/kubeconfig"
 	;;
 down)

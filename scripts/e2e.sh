@@ -3,7 +3,8 @@
 # the node image, brings up the kind cluster, runs the node e2e suites
 # (test/node) and the cluster e2e suites (test/e2e), prints a summary
 # (specs per suite, evictions, time per phase; also in
-# _output/reports/e2e-summary-<kubelet>.md) and removes the cluster.
+# _output/reports/e2e-summary-<kubelet>.md, -<kubelet>-<version>.md on a
+# base other than the default: K8S_VERSION) and removes the cluster.
 #
 # Environment:
 #   KUBELET       evictkit (default) or upstream: the kubelet the suites run
@@ -17,6 +18,7 @@
 # Usage: scripts/e2e.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 
 root="$(repo_root)"
 kubelet="${KUBELET:-evictkit}"
@@ -26,8 +28,8 @@ evictkit | upstream) ;;
 esac
 reports="${root}/_output/reports"
 mkdir -p "${reports}"
-phases="${reports}/e2e-phases-${kubelet}.tsv"
-summary="${reports}/e2e-summary-${kubelet}.md"
+phases="$(base_path "${reports}/e2e-phases-${kubelet}" -).tsv"
+summary="$(base_path "${reports}/e2e-summary-${kubelet}" -).md"
 : >"${phases}"
 # This run's suite reports only: a stale one would be summarized as this run's.
 suffix="${LABELS:+-${LABELS//[^A-Za-z0-9]/_}}"
@@ -56,7 +58,7 @@ finish() {
 	else
 		phase "cluster down" bash "${root}/scripts/cluster.sh" down || true
 	fi
-	step "e2e: summary (kubelet ${kubelet})"
+	step "e2e: summary (kubelet ${kubelet}, ${K8S_VERSION})"
 	(cd "${root}" && go run ./cmd/evictkit-report -phases "${phases}" -out "${summary}" \
 		"test/node=${node_report}" "test/e2e=${e2e_report}") || failed=1
 	if ((failed)); then

@@ -11,25 +11,29 @@
 #      (images/node/files), and the images preloaded; it is committed as
 #      evictkit/node:<k8s version>-<inputs hash>.
 # Nothing is rebuilt when an image with that hash exists. Older evictkit/node
-# images are removed. Prints the image name on stdout and writes it to
-# _output/node-image.
+# images of the same upstream base are removed. Prints the image name on
+# stdout and writes it to _output/node-image (-<version> on a base other than
+# the default). The base's binaries come from its own directory
+# (scripts/build-components.sh says which), the rest from _output/bin.
 #
 # Usage: scripts/node-image.sh
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/versions.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/kube-build.sh"
 
 root="$(repo_root)"
-bin="${root}/_output/bin"
+shared_bin="${root}/_output/bin"
+base_bin="$(base_bin_dir "${root}")"
 stage="${root}/_output/build/node-image"
+image_file="$(base_path "${root}/_output/node-image" -)"
 docker version >/dev/null 2>&1 || die "the project's Docker engine does not answer on ${DOCKER_HOST}" "run: scripts/engine.sh up"
 
-binaries=(kubelet kubelet-upstream kubeadm kubectl containerd containerd-shim-runc-v2 ctr runc crictl
-	cni/host-local cni/loopback cni/ptp cni/portmap pause etcd coredns
-	kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
-for b in "${binaries[@]}"; do
-	[[ -x "${bin}/${b}" ]] || die "${bin}/${b} is missing" "run: make kubelet components"
+shared=(containerd containerd-shim-runc-v2 ctr runc crictl cni/host-local cni/loopback cni/ptp cni/portmap pause)
+of_base=(kubelet kubelet-upstream kubeadm kubectl etcd coredns kube-apiserver kube-controller-manager kube-scheduler kube-proxy)
+for b in "${shared[@]/#/${shared_bin}/}" "${of_base[@]/#/${base_bin}/}"; do
+	[[ -x "${b}" ]] || die "${b#"${root}"/} is missing" "run: make kubelet components (with K8S_VERSION=${K8S_VERSION})"
 done
 kind_dir="$(cd "${root}" && GOFLAGS=-mod=mod go mod download -json "sigs.k8s.io/kind@${KIND_VERSION}" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')"
 kind_base="${kind_dir}/images/base/files"
@@ -42,7 +46,8 @@ inputs_hash="$(
 		cat "${root}/scripts/lib/versions.sh" "${BASH_SOURCE[0]}" "${root}/scripts/node-base.sh" "${root}/images/node/packages.txt" "${root}/images/node/assemble.sh" "${root}/images/node/kube-proxy-rootfs.sh"
 		(cd "${root}/images/node/files" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
 		(cd "${kind_base}" && find . -type f -print0 | sort -z | xargs -0 sha256sum)
-		(cd "${bin}" && sha256sum "${binaries[@]}")
+		(cd "${shared_bin}" && sha256sum "${shared[@]}")
+		(cd "${base_bin}" && sha256sum "${of_base[@]}")
 	} | sha256sum | cut -c1-12
 )"
 image="evictkit/node:${K8S_VERSION}-${inputs_hash}"
@@ -51,14 +56,14 @@ note "inputs hashed in $((SECONDS - start)) s"
 remove_older() {
 	local old
 	for old in $(docker image ls evictkit/node --format '{{.Repository}}:{{.Tag}}'); do
-		[[ "${old}" == "${image}" ]] && continue
+		[[ "${old}" == "${image}" || "${old}" != "evictkit/node:${K8S_VERSION}-"* ]] && continue
 		docker image rm "${old}" >/dev/null 2>&1 && note "removed older ${old}" || true
 	done
 }
 
 if docker image inspect "${image}" >/dev/null 2>&1; then
 	note "node-image: ${image} is up to date"
-	printf '%s\n' "${image}" >"${root}/_output/node-image"
+	printf '%s\n' "${image}" >"${image_file}"
 	printf '%s\n' "${image}"
 	exit 0
 fi
@@ -73,7 +78,10 @@ cleanup() {
 }
 trap cleanup EXIT
 cleanup
-mkdir -p "${stage}/images" "${stage}/rootfs"
+mkdir -p "${stage}/images" "${stage}/rootfs" "${stage}/bin/cni"
+for b in "${shared[@]}"; do cp -l "${shared_bin}/${b}" "${stage}/bin/${b}"; done
+for b in "${of_base[@]}"; do cp -l "${base_bin}/${b}" "${stage}/bin/${b}"; done
+bin="${stage}/bin"
 
 # registry_images: the registry.k8s.io images in the engine (ours: nothing
 # is ever pulled).
@@ -137,10 +145,9 @@ printf '%s' "${PAUSE_IMAGE_TAG}" >"${stage}/pause-tag"
 printf '%s' "${K8S_VERSION}" >"${stage}/kube-version"
 cp "${root}/images/node/assemble.sh" "${stage}/assemble.sh"
 registry_images >"${stage}/image-names"
-mkdir -p "${stage}/bin" "${stage}/kind-base" "${stage}/node-files" # mount points
+mkdir -p "${stage}/kind-base" "${stage}/node-files" # mount points
 docker run -d --name "${builder}" --privileged --network none --entrypoint sleep \
 	-v "${stage}:/evictkit-build:ro" \
-	-v "${bin}:/evictkit-build/bin:ro" \
 	-v "${kind_base}:/evictkit-build/kind-base:ro" \
 	-v "${root}/images/node/files:/evictkit-build/node-files:ro" \
 	"${base}" infinity >/dev/null
@@ -158,6 +165,6 @@ for name in $(registry_images); do
 	docker image rm "${name}" >/dev/null
 done
 remove_older
-printf '%s\n' "${image}" >"${root}/_output/node-image"
+printf '%s\n' "${image}" >"${image_file}"
 step "node-image: ${image} built in $((SECONDS - total)) s ($(docker image inspect -f '{{.Size}}' "${image}" | awk '{printf "%.0f MB", $1/1e6}'))"
 printf '%s\n' "${image}"
