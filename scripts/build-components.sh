@@ -40,7 +40,8 @@ require_cmd gcc "apt-get install gcc (containerd and runc link with cgo)"
 # How everything is built, part of every stamp: -trimpath and
 # -buildvcs=false make a binary depend only on its sources, not on where or
 # in which checkout it was built, so the node image's hash is stable.
-recipe="$(go env GOVERSION) trimpath buildvcs=false"
+recipe_flags="trimpath buildvcs=false"
+recipe="$(go env GOVERSION) ${recipe_flags}"
 
 # fresh OUT STAMP: true when OUT exists and was built from STAMP.
 fresh() {
@@ -103,10 +104,10 @@ kube_component() {
 	local out="$1" pkg="$2" from="${3:-${K8S_VERSION}}" toolchain="${base_toolchain}" tree stamp
 	[[ "${from}" == "${K8S_VERSION}" ]] || toolchain=local
 	(
-		K8S_VERSION="${from}"
-		export GOTOOLCHAIN="${toolchain}"
+		# exported: pristine_tree may run scripts/upstream-tree.sh for BASE
+		export K8S_VERSION="${from}" GOTOOLCHAIN="${toolchain}"
 		tree="$(pristine_tree "${root}")"
-		stamp="${from} $(git -C "${tree}" rev-parse HEAD) ${pkg} $(go env GOVERSION) trimpath buildvcs=false static"
+		stamp="${from} $(git -C "${tree}" rev-parse HEAD) ${pkg} $(go env GOVERSION) ${recipe_flags} static"
 		if fresh "${out}" "${stamp}"; then
 			note "$(basename "${out}"): up to date (${from})"
 			exit 0
