@@ -75,6 +75,12 @@ type managerImpl struct {
 	// fast is what the fast path is given once it starts (fastpath.go).
 	fast fastPathInputs
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionSoftGraceTimer
+	// graceChanged wakes the waiting monitoring loop after a pass, and
+	// graceAnnounced is the grace expiry it last logged (soft_grace_timer.go).
+	graceChanged   chan struct{}
+	graceAnnounced time.Time
+	//evictkit:end EvictionSoftGraceTimer
 }
 
 var _ Manager = &managerImpl{}
@@ -213,6 +219,12 @@ func (m *managerImpl) monitor(ctx context.Context, diskInfoProvider DiskInfoProv
 			m.waitForPodsCleanup(ctx, podCleanedUpFunc, evicted)
 			continue
 		}
+		//evictkit:begin EvictionSoftGraceTimer
+		if m.alpha[evictionSoftGraceTimer] {
+			m.waitUntilNextPass(ctx, interval)
+			continue
+		}
+		//evictkit:end EvictionSoftGraceTimer
 		timer := m.clock.NewTimer(interval)
 		select {
 		case <-ctx.Done():
