@@ -204,10 +204,16 @@ func makeVictim(in *decideInput, target *reclaimTarget, i int) victim {
 		ob = &o
 	}
 	msg, ann := thresholdEvictionMessage(target.resource, &target.threshold, ob, c.pod, in.stats.lookup(c.pod), in.gates.podLevelResources)
+	grace := evictionGracePeriod(target.threshold, c.pod, in.maxPodGracePeriodSeconds)
+	//evictkit:begin EvictionNegativeMaxPodGraceDefers
+	if !isHardEvictionThreshold(target.threshold) && deferToPodGrace(in.gates, in.maxPodGracePeriodSeconds) {
+		grace = podOwnGracePeriod(c.pod)
+	}
+	//evictkit:end EvictionNegativeMaxPodGraceDefers
 	return victim{
 		pod:                c.pod,
 		rank:               i,
-		gracePeriodSeconds: evictionGracePeriod(target.threshold, c.pod, in.maxPodGracePeriodSeconds),
+		gracePeriodSeconds: grace,
 		message:            msg,
 		annotations:        ann,
 		reason:             c.reason(target.class),
