@@ -159,6 +159,11 @@ func planReclaim(in *decideInput, actionable []int) *reclaimTarget {
 		steps:     nodeReclaimSteps(in.layout, t.Signal),
 		class:     signalRankClass(t.Signal),
 	}
+	//evictkit:begin EvictionNodeFsReclaim
+	if in.gates.alpha[evictionNodeFsReclaim] && len(target.steps) == 0 {
+		target.steps = nodeFsReclaimSteps(in.layout, t.Signal)
+	}
+	//evictkit:end EvictionNodeFsReclaim
 	for _, i := range actionable {
 		target.actionable = append(target.actionable, in.thresholds[i])
 	}
