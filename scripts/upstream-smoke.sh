@@ -53,6 +53,20 @@ KUBELET=evictkit FOCUS="${focus}" SKIP='' REPEAT=0 bash "${root}/scripts/test-up
 (cd "${root}" && go run ./cmd/evictkit-report -upstream-node _output/reports/upstream-node-e2e \
 	-out _output/reports/upstream-node-e2e.md) || rc=1
 if [[ "${rc}" != 0 ]]; then
+	# CI keeps only the tail of the output and not the clone: say here what
+	# happened to the test's pods, from upstream's own event dump in the
+	# JUnit and from the kubelet's warnings.
+	reports="${root}/_output/reports/upstream-node-e2e"
+	xml="$(ls "${reports}"/evictkit-*-pass1.xml 2>/dev/null | head -1)"
+	log="$(ls "${reports}"/evictkit-*-pass1-kubelet.log 2>/dev/null | head -1)"
+	if [[ -n "${xml}" ]]; then
+		note "events of the test's namespace (upstream's dump, ${xml#"${root}"/}):"
+		grep -oE 'At [^&<]{0,60} - event for [^&<]{0,300}' "${xml}" | sort -u | tail -40 >&2 || true
+	fi
+	if [[ -n "${log}" ]]; then
+		note "the kubelet's warnings about pods (${log#"${root}"/}):"
+		grep -E 'kind="Pod" apiVersion="v1" type="Warning"' "${log}" | cut -c1-400 | tail -20 >&2 || true
+	fi
 	die "upstream-smoke: upstream's ${focus} failed on our kubelet (exit ${rc})" \
 		"its JUnit and kubelet log are in _output/reports/upstream-node-e2e/"
 fi
