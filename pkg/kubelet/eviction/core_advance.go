@@ -27,6 +27,11 @@ type outcome struct {
 	// remembered until the kubelet has cleaned them up.
 	trackMemory bool
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionHardDuringSoft
+	// soft is set when the victims of a soft threshold are killed in the
+	// background: they are remembered until the kubelet has cleaned them up.
+	soft *softKill
+	//evictkit:end EvictionHardDuringSoft
 }
 
 // advance returns the state after an outcome.
@@ -43,6 +48,12 @@ func (s decisionState) advance(o outcome) decisionState {
 		s.memoryEvictedAt = o.at
 	}
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionHardDuringSoft
+	if o.soft != nil {
+		s.softInFlight = append(append([]*v1.Pod(nil), s.softInFlight...), o.evicted...)
+		s.softHoldUntil = o.at.Add(softKillBound(o.soft.grace))
+	}
+	//evictkit:end EvictionHardDuringSoft
 	return s
 }
 

@@ -41,6 +41,11 @@ type decideInput struct {
 	// that the kubelet has cleaned up since.
 	cleanedUp map[*v1.Pod]bool
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionHardDuringSoft
+	// softCleanedUp are the pods of prev.softInFlight (the same pointers)
+	// that the kubelet has cleaned up since.
+	softCleanedUp map[*v1.Pod]bool
+	//evictkit:end EvictionHardDuringSoft
 }
 
 // featureGates are the kubelet feature gates the decision depends on.
@@ -69,6 +74,11 @@ type decision struct {
 	// back this pass's memory target (then nil).
 	heldFor []*v1.Pod
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionHardDuringSoft
+	// heldForSoft are the soft victims still terminating that held back
+	// this pass's soft thresholds.
+	heldForSoft []*v1.Pod
+	//evictkit:end EvictionHardDuringSoft
 }
 
 // reclaimTarget is the threshold a pass tries to relieve and how.
@@ -129,6 +139,11 @@ func decide(in *decideInput) decision {
 	//evictkit:begin EvictionFastPath
 	d.next.memoryInFlight, d.next.memoryEvictedAt = stillTerminating(in.prev, in.cleanedUp, in.now)
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionHardDuringSoft
+	if in.gates.alpha[evictionHardDuringSoft] {
+		d.next.softInFlight, d.next.softHoldUntil = softStillInFlight(in.prev, in.softCleanedUp, in.now)
+	}
+	//evictkit:end EvictionHardDuringSoft
 	if in.localStorageIsolation {
 		d.storageVictims = localStorageViolations(in.pods, in.stats, localStorageOptions{
 			dedicatedImageFs:    in.layout.dedicatedImageFs,
@@ -141,6 +156,14 @@ func decide(in *decideInput) decision {
 	if len(ev.actionable) == 0 {
 		return d
 	}
+	//evictkit:begin EvictionHardDuringSoft
+	if len(d.next.softInFlight) > 0 {
+		if ev.actionable = hardOnly(in.thresholds, ev.actionable); len(ev.actionable) == 0 {
+			d.heldForSoft = d.next.softInFlight
+			return d
+		}
+	}
+	//evictkit:end EvictionHardDuringSoft
 	d.target = planReclaim(in, ev.actionable)
 	//evictkit:begin EvictionFastPath
 	if d.target.resource == v1.ResourceMemory && len(d.next.memoryInFlight) > 0 {

@@ -36,6 +36,13 @@ type decisionState struct {
 	memoryInFlight  []*v1.Pod
 	memoryEvictedAt time.Time
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionHardDuringSoft
+	// softInFlight are the pods a soft threshold evicted in the background
+	// that the kubelet has not cleaned up yet, and softHoldUntil when the
+	// soft thresholds stop waiting for them anyway (hard_during_soft.go).
+	softInFlight  []*v1.Pod
+	softHoldUntil time.Time
+	//evictkit:end EvictionHardDuringSoft
 	// settleFrom is when a pass last evicted for a threshold whose signal
 	// family settles after an eviction (signalRule.settling).
 	settleFrom time.Time

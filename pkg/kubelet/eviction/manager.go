@@ -81,6 +81,11 @@ type managerImpl struct {
 	graceChanged   chan struct{}
 	graceAnnounced time.Time
 	//evictkit:end EvictionSoftGraceTimer
+	//evictkit:begin EvictionHardDuringSoft
+	// podCleanedUp is the kubelet's PodCleanedUpFunc, from Start
+	// (hard_during_soft.go).
+	podCleanedUp PodCleanedUpFunc
+	//evictkit:end EvictionHardDuringSoft
 }
 
 var _ Manager = &managerImpl{}
@@ -157,6 +162,13 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 		}
 	}
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionHardDuringSoft
+	if m.alpha[evictionHardDuringSoft] {
+		m.syncMu.Lock()
+		m.podCleanedUp = podCleanedUpFunc
+		m.syncMu.Unlock()
+	}
+	//evictkit:end EvictionHardDuringSoft
 	if m.config.KernelMemcgNotification || runtime.GOOS == "windows" {
 		m.startMemoryNotifiers(ctx, onNotification)
 	}

@@ -192,6 +192,11 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 		}
 	}
 	m.alphaFeatures.evicting(logger, target)
+	//evictkit:begin EvictionHardDuringSoft
+	if killsInBackground(m.alpha, target) {
+		return m.evictInBackground(logger, target)
+	}
+	//evictkit:end EvictionHardDuringSoft
 	evicted := m.evictVictims(logger, target)
 	o := outcome{signal: target.threshold.Signal, evicted: evicted, at: m.clock.Now()}
 	//evictkit:begin EvictionFastPath
