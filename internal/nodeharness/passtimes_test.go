@@ -1,0 +1,54 @@
+package nodeharness
+
+import (
+	"reflect"
+	"testing"
+	"time"
+)
+
+// Lines as the two kubelets print them (ours, then upstream's format).
+var passLines = []string{
+	`I1204 10:00:00.100000    2179 logging.go:22] "Eviction manager: observed signal" log="observations" signal="nodefs.available" resourceName="ephemeral-storage" available="2Gi" capacity="10Gi" time="2026-12-04 10:00:00 +0000 UTC"`,
+	`I1204 10:00:10.200000    2179 logging.go:22] "Eviction manager: observed signal" log="observations" signal="memory.available" resourceName="memory" available="100Mi" capacity="8Gi" time="2026-12-04 10:00:10 +0000 UTC"`,
+	`I1204 10:00:10.200100    2179 logging.go:22] "Eviction manager: observed signal" log="observations after resource reclaim" signal="nodefs.available" resourceName="ephemeral-storage" available="512Mi" capacity="10Gi" time="2026-12-04 10:00:10 +0000 UTC"`,
+	`I1204 10:00:20.300000    2179 helpers.go:977] "Eviction manager:" log="observations" signal="nodefs.available" resourceName="ephemeral-storage" available="943718Ki" capacity="10Gi" time="2026-12-04 10:00:20 +0000 UTC"`,
+	`I1204 10:00:35.300000    2179 eviction_manager.go:1] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage"`,
+	`I1204 10:00:40.400000    2179 helpers.go:977] "Eviction manager:" log="observations" signal="nodefs.available" resourceName="ephemeral-storage" available="900Mi" capacity="10Gi"`,
+	`I1204 10:00:45.500000    2179 eviction_manager.go:1] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage"`,
+}
+
+func TestFirstObservedBelow(t *testing.T) {
+	ref := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	// The 1Gi threshold: the memory line and the after-reclaim line do
+	// not count; 943718Ki (921.6Mi) at 10:00:20.3 is the first below it.
+	at, ok, err := firstObservedBelow(passLines, ref, "nodefs.available", 1<<30)
+	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 4, 10, 0, 20, 300000000, time.UTC)) {
+		t.Errorf("firstObservedBelow = %v, %v, %v; want 10:00:20.3", at, ok, err)
+	}
+	if _, ok, err := firstObservedBelow(passLines, ref, "nodefs.available", 512<<20); ok || err != nil {
+		t.Errorf("below 512Mi: found one (%v, %v), want none", ok, err)
+	}
+	if _, _, err := firstObservedBelow([]string{`I1204 10:00:00.100000 1 x.go:1] "Eviction manager:" log="observations" signal="nodefs.available" available="lots"`}, ref, "nodefs.available", 1); err == nil {
+		t.Error("an unreadable figure: no error")
+	}
+}
+
+func TestReclaimAttempts(t *testing.T) {
+	ref := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	got, err := reclaimAttempts(passLines, ref)
+	want := []time.Time{time.Date(2026, 12, 4, 10, 0, 35, 300000000, time.UTC), time.Date(2026, 12, 4, 10, 0, 45, 500000000, time.UTC)}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("reclaimAttempts = %v, %v; want %v", got, err, want)
+	}
+}
+
+func TestKlogTimeAcrossNewYear(t *testing.T) {
+	ref := time.Date(2027, 1, 1, 0, 0, 5, 0, time.UTC)
+	at, ok, err := klogTime(`I1231 23:59:59.999999 1 x.go:1] "m"`, ref)
+	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 31, 23, 59, 59, 999999000, time.UTC)) {
+		t.Errorf("klogTime = %v, %v, %v", at, ok, err)
+	}
+	if _, ok, _ := klogTime("no header", ref); ok {
+		t.Error("a line without a header has a time")
+	}
+}
