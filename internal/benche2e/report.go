@@ -15,25 +15,27 @@ func WriteMarkdown(w io.Writer, sums []Summary, node string, cgroupV2 bool) erro
 	fmt.Fprintf(&b, "# Side-by-side eviction benchmark on %s\n\n", node)
 	if cgroupV2 {
 		b.WriteString("The node runs cgroup v2: both kubelets with kernelMemcgNotification: true. ")
-		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath, EvictionReclaimSized and EvictionCgroupV2Notifier on; upstream: kubelet-upstream. ")
+		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath, EvictionReclaimSized, EvictionSoftGraceTimer and EvictionCgroupV2Notifier on; upstream: kubelet-upstream. ")
 	} else {
-		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath and EvictionReclaimSized on; upstream: kubelet-upstream. ")
+		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath, EvictionReclaimSized and EvictionSoftGraceTimer on; upstream: kubelet-upstream. ")
 	}
 	b.WriteString("Same node, same scenarios, the kubelets interleaved run by run. Crossing: the memory cgroup sampler (every 5 ms) ")
 	b.WriteString("sees memory.available below the threshold. Kill call: the kubelet logs that it must evict pods (right before ranking and killing). ")
 	b.WriteString("Termination: the first victim logs the SIGTERM (its own clock; the kill goes through the kubelet's pod worker first). ")
+	b.WriteString("Grace-late (soft scenarios): from the grace period's expiry, counted from the first pass that observed the threshold met, to the pass that acted (the kubelet's log). ")
 	b.WriteString("Medians; ratio = ours / upstream.\n\n")
-	b.WriteString("| Scenario | Runs (ours / upstream) | Crossing to kill call, ms (ours / upstream / ratio) | Crossing to termination, ms (ours / upstream / ratio) | Taken at kill MiB (ours / upstream) | Kernel OOM runs (ours / upstream) | Relief s (ours / upstream / ratio) | Over-evicted (ours / upstream) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Scenario | Runs (ours / upstream) | Crossing to kill call, ms (ours / upstream / ratio) | Crossing to termination, ms (ours / upstream / ratio) | Taken at kill MiB (ours / upstream) | Kernel OOM runs (ours / upstream) | Relief s (ours / upstream / ratio) | Over-evicted (ours / upstream) | Grace-late ms (ours / upstream / ratio) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
-		fmt.Fprintf(&b, "| %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %d / %d | %s / %s / %s | %d / %d |\n",
+		fmt.Fprintf(&b, "| %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %d / %d | %s / %s / %s | %d / %d | %s / %s / %s |\n",
 			s.Scenario, runs(s.Ours), runs(s.Upstream),
 			num(Median(s.Ours.Latencies), 0), num(Median(s.Upstream.Latencies), 0), num(s.LatencyRatio, 3),
 			num(Median(s.Ours.Terminations), 0), num(Median(s.Upstream.Terminations), 0), num(s.TerminationRatio, 3),
 			num(Median(s.Ours.TakenAtKill), 0), num(Median(s.Upstream.TakenAtKill), 0),
 			s.Ours.OOMRuns, s.Upstream.OOMRuns,
 			num(Median(s.Ours.Reliefs), 2), num(Median(s.Upstream.Reliefs), 2), num(s.ReliefRatio, 3),
-			s.Ours.OverEvicted, s.Upstream.OverEvicted)
+			s.Ours.OverEvicted, s.Upstream.OverEvicted,
+			num(Median(s.Ours.GraceLate), 0), num(Median(s.Upstream.GraceLate), 0), num(s.GraceLateRatio, 3))
 	}
 	b.WriteString("\n")
 	for _, sc := range Scenarios {

@@ -20,7 +20,7 @@ import (
 )
 
 // Gates are the evictkit kubelet's alpha gates the benchmark turns on.
-var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": true}
+var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": true, "EvictionSoftGraceTimer": true}
 
 // GatesV2 are the gates added on a cgroup v2 node, where both kubelets also
 // run with kernelMemcgNotification: true (upstream's notifier is disabled
@@ -65,6 +65,13 @@ type Result struct {
 	Evicted   int `json:"evicted"`
 	OOMKilled int `json:"oomKilled"`
 	Needed    int `json:"needed"`
+	// Grace is the soft threshold's grace period (SoftGrace scenarios);
+	// GraceStart is when the kubelet's first pass observed the signal
+	// below the threshold, and Acted when a pass first acted on it after
+	// that (both from the kubelet's log).
+	Grace      time.Duration `json:"grace,omitempty"`
+	GraceStart time.Time     `json:"graceStart,omitzero"`
+	Acted      time.Time     `json:"acted,omitzero"`
 	// StartDelay is the random wait between the kubelet's restart with the
 	// run's configuration and the hogs' start.
 	StartDelay time.Duration `json:"startDelay"`
@@ -87,6 +94,15 @@ func msBetween(a, b time.Time) (float64, bool) {
 		return 0, false
 	}
 	return float64(b.Sub(a).Microseconds()) / 1000, true
+}
+
+// GraceLateMs is the time from the soft grace period's expiry to the pass
+// that acted on it, in milliseconds (negative: before it).
+func (r Result) GraceLateMs() (float64, bool) {
+	if r.GraceStart.IsZero() {
+		return 0, false
+	}
+	return msBetween(r.GraceStart.Add(r.Grace), r.Acted)
 }
 
 // ReliefSeconds is the time from the first kill to the recovery.
@@ -113,7 +129,7 @@ type Runner struct {
 // up after itself (namespace, kubelet configuration) however it ends.
 func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 	f := r.F
-	res = Result{Scenario: s.Name, Kubelet: f.Kubelet, Round: round, Start: time.Now(), Needed: s.Needed, CgroupV2: r.CgroupV2}
+	res = Result{Scenario: s.Name, Kubelet: f.Kubelet, Round: round, Start: time.Now(), Needed: s.Needed, CgroupV2: r.CgroupV2, Grace: s.SoftGrace}
 	fail := func(err error) Result {
 		res.Error = err.Error()
 		return res
@@ -222,7 +238,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		return fail(ctx.Err())
 	case <-time.After(afterRelief):
 	}
-	if err := r.collect(ctx, ns, hogs, logs, &res); err != nil {
+	if err := r.collect(ctx, ns, hogs, logs, s.level(obs), &res); err != nil {
 		return fail(err)
 	}
 	return res
@@ -249,7 +265,7 @@ func isHog(name string, hogs []*corev1.Pod) bool {
 
 // collect fills in the measurements from the sampler's and the hogs' logs
 // and the hogs' statuses.
-func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, logs map[string]*nodeharness.LogFollower, res *Result) error {
+func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, logs map[string]*nodeharness.LogFollower, level int64, res *Result) error {
 	f := r.F
 	lines, err := f.ContainerLog(ctx, ns, "memwatch")
 	if err != nil {
@@ -277,9 +293,14 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 		if !strings.Contains(l, mustEvictLine) {
 			continue
 		}
-		if at, ok := klogTime(l, res.Start); ok && !at.Before(res.Crossed.Add(-time.Second)) {
+		if at, ok, _ := nodeharness.KlogTime(l, res.Start); ok && !at.Before(res.Crossed.Add(-time.Second)) {
 			res.KillCall = at
 			break
+		}
+	}
+	if res.Grace > 0 {
+		if err := graceTimes(journal, level, res); err != nil {
+			return err
 		}
 	}
 	pods, err := f.Pods(ctx, ns)
@@ -320,22 +341,25 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 // and kill (pkg/kubelet/eviction, at the default verbosity).
 const mustEvictLine = `"Eviction manager: must evict pod(s) to reclaim"`
 
-// klogTime reads the time of a klog line ("I1201 06:48:32.835743 ..."),
-// which has no year: the year is near's (the node's clock is UTC).
-func klogTime(line string, near time.Time) (time.Time, bool) {
-	if len(line) < 21 {
-		return time.Time{}, false
+// graceTimes sets when the soft threshold's grace started and when a pass
+// first acted after it, from the kubelet's log lines.
+func graceTimes(journal []string, level int64, res *Result) error {
+	start, ok, err := nodeharness.ParseFirstObservedBelow(journal, res.Start, "memory.available", level)
+	if err != nil || !ok {
+		return err
 	}
-	t, err := time.Parse("0102 15:04:05.000000", line[1:21])
+	res.GraceStart = start
+	acts, err := nodeharness.ParseReclaimAttempts(journal, res.Start)
 	if err != nil {
-		return time.Time{}, false
+		return err
 	}
-	t = time.Date(near.UTC().Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC)
-	// Around New Year the line may be of the year before.
-	if t.Sub(near) > 180*24*time.Hour {
-		t = t.AddDate(-1, 0, 0)
+	for _, at := range acts {
+		if at.After(start) {
+			res.Acted = at
+			break
+		}
 	}
-	return t, true
+	return nil
 }
 
 // oomKilled reports whether the kernel OOM killer ended a container of p.

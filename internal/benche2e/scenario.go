@@ -7,8 +7,10 @@ package benche2e
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/internal/nodeharness"
@@ -35,6 +37,10 @@ type Scenario struct {
 	// first); Needed is how many of them must go to relieve the pressure.
 	Hogs   []Hog
 	Needed int
+	// SoftGrace, when set, makes the threshold a soft one with this grace
+	// period, the kubelet logging its passes (verbosity 3): the run
+	// measures how late the pass that acts comes after the grace expires.
+	SoftGrace time.Duration
 	// HoldFirst: the hogs reach their size before the thresholds are set,
 	// so the kubelet first sees the whole shortfall at once. Otherwise the
 	// hogs start at a random point of the kubelet's housekeeping interval
@@ -75,6 +81,14 @@ var Scenarios = []Scenario{
 		Needed:          1,
 	},
 	{
+		Name:      "softgrace",
+		What:      "a soft memory.available threshold 600 MiB above the start with a 15 s grace period; one hog at 200 MiB/s grows by 1000 MiB and holds: from the grace period's expiry (the first pass that observed the signal below the threshold, plus 15 s, from the kubelet's own verbosity-3 log) to the pass that acts (grace-late)",
+		Margin:    600 * nodeharness.Mi,
+		SoftGrace: 15 * time.Second,
+		Hogs:      []Hog{{Name: "hog", Size: "1000Mi", Rate: "200Mi"}},
+		Needed:    1,
+	},
+	{
 		Name:      "relief-k3",
 		What:      "four hogs of 300 MiB hold 1200 MiB when a threshold 450 MiB above the start is set: three must go; time from the first kill to the signal's recovery, and pods evicted beyond the three",
 		Margin:    450 * nodeharness.Mi,
@@ -101,6 +115,13 @@ func ScenarioByName(name string) (Scenario, error) {
 
 // configure sets the scenario's thresholds from the observations.
 func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+	if s.SoftGrace > 0 {
+		c.EvictionSoft = map[string]string{"memory.available": nodeharness.Quantity(s.level(o))}
+		c.EvictionSoftGracePeriod = map[string]string{"memory.available": s.SoftGrace.String()}
+		c.EvictionMaxPodGracePeriod = 5
+		c.Logging.Verbosity = logsapi.VerbosityLevel(3)
+		return
+	}
 	if !s.Allocatable {
 		c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
 			"memory.available": nodeharness.Quantity(o.MemoryAvailable - s.Margin),

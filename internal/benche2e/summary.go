@@ -34,6 +34,9 @@ type Side struct {
 	// victim's SIGTERM), in ms, and Reliefs (s), of the runs that measured
 	// them.
 	Latencies, Terminations, Reliefs []float64
+	// GraceLate is, for soft scenarios, the time from the grace period's
+	// expiry to the pass that acted (ms).
+	GraceLate []float64
 	// TakenAtKill is what the first victim had taken at its kill (MiB).
 	TakenAtKill []float64
 	OOMRuns     int // runs in which the kernel OOM killer ended a hog
@@ -50,6 +53,7 @@ type Summary struct {
 	TerminationRatio float64
 	ReliefRatio      float64
 	TakenAtKillRatio float64
+	GraceLateRatio   float64
 }
 
 // Summarize groups results by scenario, in the order of Scenarios.
@@ -77,6 +81,9 @@ func Summarize(results []Result) []Summary {
 				side.Terminations = append(side.Terminations, v)
 				side.TakenAtKill = append(side.TakenAtKill, float64(r.TakenAtKill))
 			}
+			if v, ok := r.GraceLateMs(); ok {
+				side.GraceLate = append(side.GraceLate, v)
+			}
 			if v, ok := r.ReliefSeconds(); ok {
 				side.Reliefs = append(side.Reliefs, v)
 			}
@@ -93,6 +100,7 @@ func Summarize(results []Result) []Summary {
 		s.TerminationRatio = ratio(Median(s.Ours.Terminations), Median(s.Upstream.Terminations))
 		s.ReliefRatio = ratio(Median(s.Ours.Reliefs), Median(s.Upstream.Reliefs))
 		s.TakenAtKillRatio = ratio(Median(s.Ours.TakenAtKill), Median(s.Upstream.TakenAtKill))
+		s.GraceLateRatio = ratio(Median(s.Ours.GraceLate), Median(s.Upstream.GraceLate))
 		out = append(out, s)
 	}
 	return out

@@ -72,18 +72,40 @@ func names(sums []Summary) []string {
 	return out
 }
 
-func TestKlogTime(t *testing.T) {
-	near := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
-	got, ok := klogTime(`I1201 06:48:32.835743    5038 synchronize.go:189] "Eviction manager: must evict pod(s) to reclaim"`, near)
-	if want := time.Date(2026, 12, 1, 6, 48, 32, 835743000, time.UTC); !ok || !got.Equal(want) {
-		t.Errorf("klogTime = %v, %v; want %v", got, ok, want)
+// Soft scenarios: grace-late per run (expiry to the acting pass), its
+// medians and ratio; a run whose kubelet never logged the grace's start
+// has none.
+func TestSummarizeGraceLate(t *testing.T) {
+	soft := func(kubelet string, late time.Duration) Result {
+		r := Result{Scenario: "softgrace", Kubelet: kubelet, Needed: 1, Evicted: 1, Grace: 15 * time.Second, GraceStart: t0}
+		r.Acted = t0.Add(15*time.Second + late)
+		return r
 	}
-	got, ok = klogTime("I1231 23:59:59.000001 1 x.go:1] late", time.Date(2027, 1, 1, 0, 0, 1, 0, time.UTC))
-	if want := time.Date(2026, 12, 31, 23, 59, 59, 1000, time.UTC); !ok || !got.Equal(want) {
-		t.Errorf("klogTime across New Year = %v, %v; want %v", got, ok, want)
+	results := []Result{
+		soft("evictkit", 2*time.Millisecond), soft("evictkit", 4*time.Millisecond), soft("evictkit", 30*time.Millisecond),
+		soft("upstream", 5100*time.Millisecond), soft("upstream", 4900*time.Millisecond),
+		{Scenario: "softgrace", Kubelet: "upstream", Needed: 1, Grace: 15 * time.Second},
 	}
-	if _, ok := klogTime("short", near); ok {
-		t.Error("a short line parsed")
+	sums := Summarize(results)
+	if len(sums) != 1 {
+		t.Fatalf("summaries for %v, want softgrace only", names(sums))
+	}
+	s := sums[0]
+	if m := Median(s.Ours.GraceLate); m != 4 {
+		t.Errorf("our median grace-late %v ms, want 4", m)
+	}
+	if len(s.Upstream.GraceLate) != 2 || Median(s.Upstream.GraceLate) != 5000 {
+		t.Errorf("upstream grace-late %v, want 2 runs, median 5000", s.Upstream.GraceLate)
+	}
+	if math.Abs(s.GraceLateRatio-0.0008) > 1e-12 {
+		t.Errorf("grace-late ratio %v, want 0.0008", s.GraceLateRatio)
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| 4 / 5000 / 0.001 |") {
+		t.Errorf("report row without grace-late 4 / 5000 / 0.001:\n%s", b.String())
 	}
 }
 

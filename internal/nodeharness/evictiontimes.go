@@ -7,7 +7,7 @@ import (
 )
 
 // evictedLineRe matches the line both kubelets (ours and upstream's) log
-// when they have evicted a pod (its time is klog's header's, klogTime). A
+// when they have evicted a pod (its time is klog's header's, KlogTime). A
 // kill that outlasts the kubelet's wait (on the slow cgroup v2 VM node) is
 // logged as "pod failed to evict"; the kubelet counts it as an eviction
 // all the same, and so does this.
@@ -26,7 +26,7 @@ func (f *Framework) EvictionTimes(ctx context.Context, since time.Time) (map[str
 	return parseEvictionTimes(lines, since)
 }
 
-// parseEvictionTimes reads eviction times from kubelet log lines (klogTime
+// parseEvictionTimes reads eviction times from kubelet log lines (KlogTime
 // says how their times are read).
 func parseEvictionTimes(lines []string, ref time.Time) (map[string]time.Time, error) {
 	out := map[string]time.Time{}
@@ -35,7 +35,7 @@ func parseEvictionTimes(lines []string, ref time.Time) (map[string]time.Time, er
 		if m == nil {
 			continue
 		}
-		at, ok, err := klogTime(l, ref)
+		at, ok, err := KlogTime(l, ref)
 		if err != nil {
 			return nil, err
 		}

@@ -26,11 +26,11 @@ var (
 	reclaimLineRe     = regexp.MustCompile(`"Eviction manager: attempting to reclaim"`)
 )
 
-// klogTime reads the time of a kubelet log line, in UTC (the nodes' zone).
+// KlogTime reads the time of a kubelet log line, in UTC (the nodes' zone).
 // klog's header has no year: it is the year of ref, or the one before
 // when the date would be more than two days after ref (a run across New
 // Year). ok is false for a line without a header.
-func klogTime(line string, ref time.Time) (at time.Time, ok bool, err error) {
+func KlogTime(line string, ref time.Time) (at time.Time, ok bool, err error) {
 	m := klogHeaderRe.FindStringSubmatch(line)
 	if m == nil {
 		return time.Time{}, false, nil
@@ -48,10 +48,10 @@ func klogTime(line string, ref time.Time) (at time.Time, ok bool, err error) {
 	return at, true, nil
 }
 
-// firstObservedBelow returns the time of the first pass whose observation
+// ParseFirstObservedBelow returns, from kubelet log lines, the time of the first pass whose observation
 // of signal was below threshold bytes (or items); ok is false when none
 // was.
-func firstObservedBelow(lines []string, ref time.Time, signal string, threshold int64) (at time.Time, ok bool, err error) {
+func ParseFirstObservedBelow(lines []string, ref time.Time, signal string, threshold int64) (at time.Time, ok bool, err error) {
 	for _, l := range lines {
 		m := observationLineRe.FindStringSubmatch(l)
 		if m == nil || m[1] != signal {
@@ -64,7 +64,7 @@ func firstObservedBelow(lines []string, ref time.Time, signal string, threshold 
 		if q.Value() >= threshold {
 			continue
 		}
-		at, ok, err := klogTime(l, ref)
+		at, ok, err := KlogTime(l, ref)
 		if err != nil || ok {
 			return at, ok, err
 		}
@@ -72,15 +72,15 @@ func firstObservedBelow(lines []string, ref time.Time, signal string, threshold 
 	return time.Time{}, false, nil
 }
 
-// reclaimAttempts returns the times of the passes that acted on a
+// ParseReclaimAttempts returns, from kubelet log lines, the times of the passes that acted on a
 // threshold, in log order.
-func reclaimAttempts(lines []string, ref time.Time) ([]time.Time, error) {
+func ParseReclaimAttempts(lines []string, ref time.Time) ([]time.Time, error) {
 	var out []time.Time
 	for _, l := range lines {
 		if !reclaimLineRe.MatchString(l) {
 			continue
 		}
-		at, ok, err := klogTime(l, ref)
+		at, ok, err := KlogTime(l, ref)
 		if err != nil {
 			return nil, err
 		}
@@ -99,7 +99,7 @@ func (f *Framework) FirstObservedBelow(ctx context.Context, since time.Time, sig
 	if err != nil {
 		return time.Time{}, err
 	}
-	at, ok, err := firstObservedBelow(lines, since, signal, threshold)
+	at, ok, err := ParseFirstObservedBelow(lines, since, signal, threshold)
 	if err != nil {
 		return time.Time{}, err
 	}
@@ -116,5 +116,5 @@ func (f *Framework) ReclaimAttempts(ctx context.Context, since time.Time) ([]tim
 	if err != nil {
 		return nil, err
 	}
-	return reclaimAttempts(lines, since)
+	return ParseReclaimAttempts(lines, since)
 }

@@ -21,21 +21,21 @@ func TestFirstObservedBelow(t *testing.T) {
 	ref := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
 	// The 1Gi threshold: the memory line and the after-reclaim line do
 	// not count; 943718Ki (921.6Mi) at 10:00:20.3 is the first below it.
-	at, ok, err := firstObservedBelow(passLines, ref, "nodefs.available", 1<<30)
+	at, ok, err := ParseFirstObservedBelow(passLines, ref, "nodefs.available", 1<<30)
 	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 4, 10, 0, 20, 300000000, time.UTC)) {
 		t.Errorf("firstObservedBelow = %v, %v, %v; want 10:00:20.3", at, ok, err)
 	}
-	if _, ok, err := firstObservedBelow(passLines, ref, "nodefs.available", 512<<20); ok || err != nil {
+	if _, ok, err := ParseFirstObservedBelow(passLines, ref, "nodefs.available", 512<<20); ok || err != nil {
 		t.Errorf("below 512Mi: found one (%v, %v), want none", ok, err)
 	}
-	if _, _, err := firstObservedBelow([]string{`I1204 10:00:00.100000 1 x.go:1] "Eviction manager:" log="observations" signal="nodefs.available" available="lots"`}, ref, "nodefs.available", 1); err == nil {
+	if _, _, err := ParseFirstObservedBelow([]string{`I1204 10:00:00.100000 1 x.go:1] "Eviction manager:" log="observations" signal="nodefs.available" available="lots"`}, ref, "nodefs.available", 1); err == nil {
 		t.Error("an unreadable figure: no error")
 	}
 }
 
 func TestReclaimAttempts(t *testing.T) {
 	ref := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
-	got, err := reclaimAttempts(passLines, ref)
+	got, err := ParseReclaimAttempts(passLines, ref)
 	want := []time.Time{time.Date(2026, 12, 4, 10, 0, 35, 300000000, time.UTC), time.Date(2026, 12, 4, 10, 0, 45, 500000000, time.UTC)}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("reclaimAttempts = %v, %v; want %v", got, err, want)
@@ -43,12 +43,16 @@ func TestReclaimAttempts(t *testing.T) {
 }
 
 func TestKlogTimeAcrossNewYear(t *testing.T) {
-	ref := time.Date(2027, 1, 1, 0, 0, 5, 0, time.UTC)
-	at, ok, err := klogTime(`I1231 23:59:59.999999 1 x.go:1] "m"`, ref)
-	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 31, 23, 59, 59, 999999000, time.UTC)) {
-		t.Errorf("klogTime = %v, %v, %v", at, ok, err)
+	at, ok, err := KlogTime(`I1201 06:48:32.835743    5038 synchronize.go:189] "Eviction manager: must evict pod(s) to reclaim"`, time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC))
+	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 1, 6, 48, 32, 835743000, time.UTC)) {
+		t.Errorf("KlogTime = %v, %v, %v", at, ok, err)
 	}
-	if _, ok, _ := klogTime("no header", ref); ok {
+	ref := time.Date(2027, 1, 1, 0, 0, 5, 0, time.UTC)
+	at, ok, err = KlogTime(`I1231 23:59:59.999999 1 x.go:1] "m"`, ref)
+	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 31, 23, 59, 59, 999999000, time.UTC)) {
+		t.Errorf("KlogTime = %v, %v, %v", at, ok, err)
+	}
+	if _, ok, _ := KlogTime("no header", ref); ok {
 		t.Error("a line without a header has a time")
 	}
 }
