@@ -7,8 +7,6 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
 var _ = Describe("Negative evictionMaxPodGracePeriod", Label("Eviction", "Disk", "Soft", "NegativeMaxPodGrace", "Alpha", "Serial", "Slow"), func() {
@@ -29,8 +27,7 @@ var _ = Describe("Negative evictionMaxPodGracePeriod", Label("Eviction", "Disk",
 			configure:    softNodeFs(10*time.Second, -1),
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"),
-						nodeharness.EmptyDir("/scratch", "", ""), nodeharness.GracePeriod(40))},
+					{order: 1, pod: softDiskHog(40)},
 				}
 			},
 			checkEvicted: func(ctx context.Context, p *corev1.Pod, t evictionTiming) {

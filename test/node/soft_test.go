@@ -22,6 +22,13 @@ func softNodeFs(grace time.Duration, maxPodGrace int32) func(*kubeletconfig.Kube
 	}
 }
 
+// softDiskHog is the disk hog of the soft threshold specs: 350 MiB into
+// an emptyDir, ignoring SIGTERM, asking for grace seconds to terminate.
+func softDiskHog(grace int64) *corev1.Pod {
+	return f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"),
+		nodeharness.EmptyDir("/scratch", "", ""), nodeharness.GracePeriod(grace))
+}
+
 // decidedAt is when the kubelet decided to evict the pod: its one Evicted
 // event.
 func decidedAt(ctx context.Context, p *corev1.Pod) time.Time {
@@ -49,8 +56,7 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 			configure: softNodeFs(time.Minute, 30),
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"),
-						nodeharness.EmptyDir("/scratch", "", ""), nodeharness.GracePeriod(60))},
+					{order: 1, pod: softDiskHog(60)},
 					{order: 0, pod: idleDiskPod()},
 				}
 			},
@@ -79,8 +85,7 @@ var _ = Describe("Soft eviction with grace periods", Label("Eviction", "Disk", "
 			configure: softNodeFs(10*time.Second, 60),
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"),
-						nodeharness.EmptyDir("/scratch", "", ""), nodeharness.GracePeriod(5))},
+					{order: 1, pod: softDiskHog(5)},
 				}
 			},
 			checkEvicted: func(ctx context.Context, p *corev1.Pod, t evictionTiming) {

@@ -40,8 +40,7 @@ var _ = Describe("Soft grace timer", Label("Eviction", "Disk", "Soft", "SoftGrac
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, pod: f.Pod("disk-hog", nodeharness.DiskHog("/scratch", "350Mi"),
-						nodeharness.EmptyDir("/scratch", "", ""), nodeharness.GracePeriod(5))},
+					{order: 1, pod: softDiskHog(5)},
 				}
 			},
 			checkEvicted: func(ctx context.Context, p *corev1.Pod, _ evictionTiming) {
