@@ -28,3 +28,8 @@ func DiskHog(dir, size string) []string {
 func ThreadHog(count string) []string {
 	return []string{"threads", "-count", count, "-procs", "10", "-rate", "250"}
 }
+
+// Chatter writes size of log to stdout and exits 0.
+func Chatter(size string) []string {
+	return []string{"chatter", "-size", size}
+}

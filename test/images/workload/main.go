@@ -26,6 +26,9 @@
 //	    the node's pid.available like processes do.
 //	workload sleep
 //	    holds nothing, runs until killed (an innocent bystander).
+//	workload chatter -size 50Mi
+//	    writes that much log to stdout and exits 0 (a dead container
+//	    whose log is left on the node).
 //	workload thrash -dir D -size 300Mi
 //	    writes a file of -size under D and reads it over and over: under
 //	    a smaller container memory limit its page cache is reclaimed and
@@ -99,13 +102,15 @@ func run(cmd string, args []string) error {
 		return thrash(args)
 	case "memwatch":
 		return memWatch(args)
+	case "chatter":
+		return chatter(args)
 	}
 	usage()
 	return nil
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|thrash|memwatch [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|thrash|chatter|memwatch [flags] (see the package doc)")
 	os.Exit(2)
 }
 
