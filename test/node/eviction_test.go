@@ -69,6 +69,14 @@ type victim struct {
 	// logged that it holds its size (a writer of page cache, whose working
 	// set does not show what it took).
 	holdingBeforeNext bool
+	// evictedBeforeNext: the spec creates the next pod only once the
+	// kubelet has recorded this pod's Evicted event.
+	evictedBeforeNext bool
+	// terminatesLate: this pod's kill outlasts the evictions of later
+	// orders (a soft eviction's long grace period, with hard evictions
+	// during it). Its order is its Evicted event's; it must still be
+	// running when every later pod is Failed, and must end after them.
+	terminatesLate bool
 }
 
 // limitEviction is what a local storage limit eviction must show.
@@ -188,6 +196,9 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		}
 		if v.holdingBeforeNext {
 			waitHolding(ctx, ns, v.pod.Name)
+		}
+		if v.evictedBeforeNext {
+			waitEvictedEvent(ctx, ns, v.pod.Name)
 		}
 	}
 	w := &watch{ns: ns, victims: victims, logs: map[string]*nodeharness.LogFollower{}}
@@ -316,7 +327,9 @@ func expectKubeletOrder(ctx context.Context, w *watch, evicted []*corev1.Pod, si
 				continue
 			}
 			ta, tb := times[a.Namespace+"/"+a.Name], times[b.Namespace+"/"+b.Name]
-			Expect(ta.Before(tb)).To(BeTrue(), "the kubelet evicted %s (order %d) at %s, not before %s (order %d) at %s",
+			// The kubelet logs an eviction when the kill returns: a kill
+			// that outlasts later ones is ordered by its event alone.
+			Expect(va.terminatesLate || ta.Before(tb)).To(BeTrue(), "the kubelet evicted %s (order %d) at %s, not before %s (order %d) at %s",
 				a.Name, va.order, ta.Format(time.StampMicro), b.Name, vb.order, tb.Format(time.StampMicro))
 			Expect(eventTime[a.Name].After(eventTime[b.Name])).To(BeFalse(), "the Evicted event of %s (order %d) at %s is after that of %s (order %d) at %s",
 				a.Name, va.order, eventTime[a.Name], b.Name, vb.order, eventTime[b.Name])
@@ -349,6 +362,17 @@ func waitShown(ctx context.Context, ns, pod string, want int64) {
 		g.Expect(ok).To(BeTrue(), "the Summary API has no memory figures of pod %s yet", pod)
 		g.Expect(got).To(BeNumerically(">=", want), "the Summary API shows pod %s at %d MiB", pod, got/nodeharness.Mi)
 	}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
+}
+
+// waitEvictedEvent waits until the kubelet has recorded the pod's
+// Evicted event.
+func waitEvictedEvent(ctx context.Context, ns, pod string) {
+	By(fmt.Sprintf("waiting for the kubelet's Evicted event of pod %s", pod))
+	Eventually(ctx, func(g Gomega) {
+		events, err := f.PodEvents(ctx, ns, pod, nodeharness.EvictedReason)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(events).NotTo(BeEmpty(), "pod %s has no Evicted event yet", pod)
+	}).WithTimeout(evictionTimeout).WithPolling(suite.Poll).Should(Succeed())
 }
 
 // waitHolding waits until a workload pod logged that it holds its size.
@@ -561,7 +585,18 @@ func (w *watch) check(ctx context.Context, g Gomega) *corev1.Node {
 		case p.Status.Reason != nodeharness.EvictedReason:
 			StopTrying("pod failed, not by eviction: " + nodeharness.DescribePod(p)).Now()
 		}
+		if v.terminatesLate {
+			for _, later := range w.victims {
+				if later.order > v.order && w.byName[later.pod.Name].Status.Phase != corev1.PodFailed {
+					StopTrying(fmt.Sprintf("pod %s (order %d) ended before %s (order %d) was evicted; pods: %s",
+						v.pod.Name, v.order, later.pod.Name, later.order, w.summary())).Now()
+				}
+			}
+		}
 		for _, earlier := range w.victims {
+			if earlier.terminatesLate {
+				continue
+			}
 			if earlier.order > 0 && earlier.order < v.order && w.byName[earlier.pod.Name].Status.Phase != corev1.PodFailed {
 				StopTrying(fmt.Sprintf("pod %s (order %d) was evicted while %s (order %d) still runs; pods: %s",
 					v.pod.Name, v.order, earlier.pod.Name, earlier.order, w.summary())).Now()
