@@ -22,7 +22,7 @@ import (
 var klogHeaderRe = regexp.MustCompile(`^[IWE](\d{2})(\d{2}) (\d{2}:\d{2}:\d{2}\.\d{6}) `)
 
 var (
-	observationLineRe = regexp.MustCompile(`"Eviction manager:(?: observed signal)?" log="observations" signal="([^"]+)" .*available="([^"]+)"`)
+	observationLineRe = regexp.MustCompile(`"Eviction manager:(?: observed signal)?" log="observations" signal="([^"]+)".* available="?([^" ]+)"?`)
 	reclaimLineRe     = regexp.MustCompile(`"Eviction manager: attempting to reclaim"`)
 )
 

@@ -14,6 +14,8 @@ var passLines = []string{
 	`I1204 10:00:20.300000    2179 helpers.go:977] "Eviction manager:" log="observations" signal="nodefs.available" resourceName="ephemeral-storage" available="943718Ki" capacity="10Gi" time="2026-12-04 10:00:20 +0000 UTC"`,
 	`I1204 10:00:35.300000    2179 eviction_manager.go:1] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage"`,
 	`I1204 10:00:40.400000    2179 helpers.go:977] "Eviction manager:" log="observations" signal="nodefs.available" resourceName="ephemeral-storage" available="900Mi" capacity="10Gi"`,
+	// ours logs the figures as integers (a line of evictkit-worker2's kubelet, as journalctl -o cat prints it)
+	`I1204 10:00:50.587715    4898 logging.go:36] "Eviction manager: observed signal" log="observations" signal="nodefs.available" resourceName="ephemeral-storage" available=847671296 capacity=1547051008 time="2026-12-04 16:36:31.579640261 +0000 UTC m=+35.532859881"`,
 	`I1204 10:00:45.500000    2179 eviction_manager.go:1] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage"`,
 }
 
@@ -24,6 +26,11 @@ func TestFirstObservedBelow(t *testing.T) {
 	at, ok, err := ParseFirstObservedBelow(passLines, ref, "nodefs.available", 1<<30)
 	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 4, 10, 0, 20, 300000000, time.UTC)) {
 		t.Errorf("firstObservedBelow = %v, %v, %v; want 10:00:20.3", at, ok, err)
+	}
+	// Below 850 MB only ours, logged as an integer.
+	at, ok, err = ParseFirstObservedBelow(passLines, ref, "nodefs.available", 850_000_000)
+	if err != nil || !ok || !at.Equal(time.Date(2026, 12, 4, 10, 0, 50, 587715000, time.UTC)) {
+		t.Errorf("below 850 MB: firstObservedBelow = %v, %v, %v; want 10:00:50.587715", at, ok, err)
 	}
 	if _, ok, err := ParseFirstObservedBelow(passLines, ref, "nodefs.available", 512<<20); ok || err != nil {
 		t.Errorf("below 512Mi: found one (%v, %v), want none", ok, err)

@@ -69,9 +69,10 @@ type victim struct {
 	// logged that it holds its size (a writer of page cache, whose working
 	// set does not show what it took).
 	holdingBeforeNext bool
-	// evictedBeforeNext: the spec creates the next pod only once the
-	// kubelet has recorded this pod's Evicted event.
-	evictedBeforeNext bool
+	// onEvicted runs once the kubelet has recorded this pod's Evicted
+	// event, before the next pod is created (which a node under pressure
+	// would not admit: a pod created earlier can wait for what this does).
+	onEvicted func(ctx context.Context)
 	// terminatesLate: this pod's kill outlasts the evictions of later
 	// orders (a soft eviction's long grace period, with hard evictions
 	// during it). Its order is its Evicted event's; it must still be
@@ -197,8 +198,9 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		if v.holdingBeforeNext {
 			waitHolding(ctx, ns, v.pod.Name)
 		}
-		if v.evictedBeforeNext {
+		if v.onEvicted != nil {
 			waitEvictedEvent(ctx, ns, v.pod.Name)
+			v.onEvicted(ctx)
 		}
 	}
 	w := &watch{ns: ns, victims: victims, logs: map[string]*nodeharness.LogFollower{}}

@@ -1,52 +1,69 @@
 package nodee2e
 
 import (
+	"context"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/internal/nodeharness"
 )
 
-var _ = Describe("Hard threshold during a soft eviction", Label("Eviction", "Disk", "Soft", "HardDuringSoft", "Alpha", "Serial", "Slow"), func() {
-	// A soft nodefs threshold 150 MiB below the start (10 s grace,
-	// evictionMaxPodGracePeriod 120) and a hard one 500 MiB below it. The
-	// first hog writes 250 MiB, ignores SIGTERM and asks for 120 s to
-	// terminate: the soft threshold evicts it. Once its Evicted event is
-	// recorded a second hog, of low priority, writes 400 MiB: the hard
-	// threshold is met while the first hog still terminates. With
-	// EvictionHardDuringSoft the kubelet evicts the second hog (it ranks
-	// first: over its request, or on priority while its usage is not yet
-	// in the stats) long before the first hog's grace period ends.
-	// Upstream's pass waits for the first hog's kill, whose end frees
-	// enough that the hard threshold is no longer met: the second hog is
-	// never evicted.
+var _ = Describe("Hard threshold during a soft eviction", Label("Eviction", "Memory", "Soft", "HardDuringSoft", "Alpha", "Serial", "Slow"), func() {
+	// A soft memory.available threshold 500 MiB below the start (10 s
+	// grace, evictionMaxPodGracePeriod 120) and a hard one 1300 MiB below
+	// it. Two pods start: a high-priority BestEffort hog of 800 MiB that
+	// ignores SIGTERM and asks for 120 s to terminate, and a low-priority
+	// Burstable one (request 200Mi) that waits. The soft threshold evicts
+	// the first hog; once its Evicted event is recorded the spec lets the
+	// second grow to 1100 MiB, which meets the hard threshold while the
+	// first still terminates. Over its request and of low priority, the
+	// second hog ranks first. With EvictionHardDuringSoft the kubelet
+	// evicts it long before the first hog's grace period ends. Upstream's
+	// pass waits for the first hog's kill, whose end leaves the node
+	// under the hard threshold: the first hog ends with the second still
+	// running.
 	It("evicts for a hard threshold while a soft eviction's pod terminates", func(ctx SpecContext) {
 		expectControlFailure("ended before")
+		// The second hog's start signal: a file in the node's /tmp, which
+		// the pod sees at /start.
+		signal := "evictkit-hard-during-soft-" + time.Now().UTC().Format("20060102T150405")
+		start := "/tmp/" + signal
+		DeferCleanup(func(ctx SpecContext) {
+			_, err := f.Exec(ctx, "rm", "-f", start)
+			Expect(err).NotTo(HaveOccurred())
+		}, NodeTimeout(time.Minute))
 		runEviction(ctx, evictionSpec{
 			name:         "hard-during-soft",
-			condition:    corev1.NodeDiskPressure,
-			signal:       "nodefs.available",
-			resource:     "ephemeral-storage",
-			prepare:      pruneImages,
+			condition:    corev1.NodeMemoryPressure,
+			signal:       "memory.available",
+			resource:     "memory",
+			offenders:    true,
 			featureGates: map[string]bool{"EvictionHardDuringSoft": true},
 			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
-				c.EvictionSoft = map[string]string{"nodefs.available": nodeharness.Quantity(o.NodeFsAvailable - 150*nodeharness.Mi)}
-				c.EvictionSoftGracePeriod = map[string]string{"nodefs.available": (10 * time.Second).String()}
+				c.EvictionSoft = map[string]string{"memory.available": nodeharness.Quantity(o.MemoryAvailable - 500*nodeharness.Mi)}
+				c.EvictionSoftGracePeriod = map[string]string{"memory.available": (10 * time.Second).String()}
 				c.EvictionMaxPodGracePeriod = 120
 				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
-					"nodefs.available": nodeharness.Quantity(o.NodeFsAvailable - 500*nodeharness.Mi),
+					"memory.available": nodeharness.Quantity(o.MemoryAvailable - 1300*nodeharness.Mi),
 				})
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 1, terminatesLate: true, evictedBeforeNext: true,
-						pod: f.Pod("soft-hog", nodeharness.DiskHog("/scratch", "250Mi"), nodeharness.EmptyDir("/scratch", "", ""),
-							nodeharness.GracePeriod(120), nodeharness.PriorityClass(nodeharness.HighPriority), nodeharness.EphemeralStorage("300Mi", ""))},
-					{order: 2, pod: f.Pod("hard-hog", nodeharness.DiskHog("/scratch", "400Mi"), nodeharness.EmptyDir("/scratch", "", ""),
+					{order: 2, pod: f.Pod("hard-hog", []string{"memory", "-size", "1100Mi", "-rate", "40Mi", "-after", "/start/" + signal},
+						nodeharness.HostDir("start", "/tmp", "/start"), nodeharness.MemoryRequest("200Mi"),
 						nodeharness.PriorityClass(nodeharness.LowPriority))},
+					{order: 1, terminatesLate: true,
+						pod: f.Pod("soft-hog", nodeharness.MemoryHog("800Mi"), nodeharness.GracePeriod(120),
+							nodeharness.PriorityClass(nodeharness.HighPriority)),
+						onEvicted: func(ctx context.Context) {
+							By("letting the second hog grow")
+							_, err := f.Exec(ctx, "touch", start)
+							Expect(err).NotTo(HaveOccurred())
+						}},
 				}
 			},
 		})

@@ -15,8 +15,9 @@
 // <taken> taken" when the kill starts. The bound keeps a test that goes wrong from
 // taking the whole machine.
 //
-//	workload memory -size 900Mi [-rate 50Mi]
-//	    anonymous memory, every page touched (rate per second).
+//	workload memory -size 900Mi [-rate 50Mi] [-after FILE]
+//	    anonymous memory, every page touched (rate per second); with
+//	    -after, only once FILE exists.
 //	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi]
 //	    files of -file bytes each under D, written and fsynced.
 //	workload inodes -dir D -count 5000 [-rate 500]

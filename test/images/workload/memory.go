@@ -13,8 +13,12 @@ func hogMemory(args []string) error {
 	size := quantity(fs, "size", "0", "memory to take (required)")
 	rate := quantity(fs, "rate", "50Mi", "bytes per second")
 	freeze := fs.Bool("freeze-on-term", false, "stop growing at the first SIGTERM (hold what is taken): a kernel OOM kill then means the kill came too late")
+	after := fs.String("after", "", "start growing only once this file exists (a test creates it when its moment comes)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *after != "" {
+		waitForFile(*after)
 	}
 	if *freeze {
 		freezeOnTerm.Store(true)
