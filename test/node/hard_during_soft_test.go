@@ -51,6 +51,10 @@ var _ = Describe("Hard threshold during a soft eviction", Label("Eviction", "Mem
 					"memory.available": nodeharness.Quantity(o.MemoryAvailable - 1300*nodeharness.Mi),
 				})
 			},
+			checkEvicted: func(ctx context.Context, p *corev1.Pod, t evictionTiming) {
+				GinkgoWriter.Printf("%s: Evicted event at %s, seen Failed at %s (%s later)\n", p.Name,
+					decidedAt(ctx, p).Format(time.TimeOnly), t.failedSeen.Format(time.TimeOnly), t.failedSeen.Sub(decidedAt(ctx, p)).Round(time.Second))
+			},
 			pods: func() []victim {
 				return []victim{
 					{order: 2, pod: f.Pod("hard-hog", []string{"memory", "-size", "1100Mi", "-rate", "40Mi", "-after", "/start/" + signal},
