@@ -29,7 +29,7 @@ var _ = Describe("Nodefs reclaim with a dedicated image filesystem", Label("Evic
 	BeforeEach(func(ctx SpecContext) { useImagefsNode(ctx) }, NodeTimeout(5*time.Minute))
 
 	It("removes dead containers and their logs before evicting anyone", func(ctx SpecContext) {
-		expectControlFailure("a pod that must never be evicted failed")
+		expectControlFailure("the kubelet removed no dead container")
 		var logsNs string
 		runEviction(ctx, evictionSpec{
 			name:         "nodefs-reclaim",
@@ -54,7 +54,8 @@ var _ = Describe("Nodefs reclaim with a dedicated image filesystem", Label("Evic
 			afterEvictions: func(ctx SpecContext, _ string) {
 				By("checking the dead containers' logs are gone from the node")
 				Eventually(ctx, func() (int64, error) { return podLogBytes(ctx, logsNs) }).
-					WithTimeout(time.Minute).WithPolling(suite.Poll).Should(BeNumerically("<", nodeharness.Mi))
+					WithTimeout(time.Minute).WithPolling(suite.Poll).Should(BeNumerically("<", nodeharness.Mi),
+					"the dead containers' logs are still on the node: the kubelet removed no dead container")
 			},
 		})
 	})
