@@ -56,7 +56,7 @@ func run() error {
 	if *rounds < 1 {
 		return fmt.Errorf("-runs %d: want at least 1", *rounds)
 	}
-	selected := benche2e.Scenarios
+	selected := benche2e.DefaultScenarios()
 	if *scenarios != "" {
 		selected = nil
 		for _, name := range strings.Split(*scenarios, ",") {

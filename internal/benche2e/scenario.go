@@ -41,6 +41,9 @@ type Scenario struct {
 	// period, the kubelet logging its passes (verbosity 3): the run
 	// measures how late the pass that acts comes after the grace expires.
 	SoftGrace time.Duration
+	// Unmeasured: not yet run on this machine; left out of the default
+	// set (select it with -scenarios) until a run has shown it works.
+	Unmeasured bool
 	// HoldFirst: the hogs reach their size before the thresholds are set,
 	// so the kubelet first sees the whole shortfall at once. Otherwise the
 	// hogs start at a random point of the kubelet's housekeeping interval
@@ -81,12 +84,13 @@ var Scenarios = []Scenario{
 		Needed:          1,
 	},
 	{
-		Name:      "softgrace",
-		What:      "a soft memory.available threshold 600 MiB above the start with a 15 s grace period; one hog at 200 MiB/s grows by 1000 MiB and holds: from the grace period's expiry (the first pass that observed the signal below the threshold, plus 15 s, from the kubelet's own verbosity-3 log) to the pass that acts (grace-late)",
-		Margin:    600 * nodeharness.Mi,
-		SoftGrace: 15 * time.Second,
-		Hogs:      []Hog{{Name: "hog", Size: "1000Mi", Rate: "200Mi"}},
-		Needed:    1,
+		Name:       "softgrace",
+		What:       "a soft memory.available threshold 600 MiB above the start with a 15 s grace period; one hog at 200 MiB/s grows by 1000 MiB and holds: from the grace period's expiry (the first pass that observed the signal below the threshold, plus 15 s, from the kubelet's own verbosity-3 log) to the pass that acts (grace-late)",
+		Margin:     600 * nodeharness.Mi,
+		SoftGrace:  15 * time.Second,
+		Hogs:       []Hog{{Name: "hog", Size: "1000Mi", Rate: "200Mi"}},
+		Needed:     1,
+		Unmeasured: true,
 	},
 	{
 		Name:      "relief-k3",
@@ -101,6 +105,18 @@ var Scenarios = []Scenario{
 		},
 		Needed: 3,
 	},
+}
+
+// DefaultScenarios are the scenarios a run without -scenarios measures:
+// all but the unmeasured ones.
+func DefaultScenarios() []Scenario {
+	var out []Scenario
+	for _, s := range Scenarios {
+		if !s.Unmeasured {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // ScenarioByName returns the named scenario.

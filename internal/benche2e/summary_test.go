@@ -184,3 +184,16 @@ func TestRecoveryAfter(t *testing.T) {
 		})
 	}
 }
+
+func TestDefaultScenariosLeaveOutUnmeasured(t *testing.T) {
+	var names []string
+	for _, s := range DefaultScenarios() {
+		if s.Unmeasured {
+			t.Errorf("the default set has unmeasured scenario %s", s.Name)
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) != len(Scenarios)-1 {
+		t.Errorf("default scenarios %v: want every scenario but softgrace", names)
+	}
+}
