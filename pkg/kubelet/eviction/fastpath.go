@@ -215,12 +215,18 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 // cleanupReport says which of the pods evicted for memory that the core
 // remembers (state.memoryInFlight) the kubelet has cleaned up.
 func (m *managerImpl) cleanupReport() map[*v1.Pod]bool {
-	if len(m.state.memoryInFlight) == 0 || m.fast.podCleanedUp == nil {
+	return cleanedUpAmong(m.state.memoryInFlight, m.fast.podCleanedUp)
+}
+
+// cleanedUpAmong asks the kubelet which of pods it has cleaned up; nil
+// when there are none to ask about or nothing to ask.
+func cleanedUpAmong(pods []*v1.Pod, cleanedUp PodCleanedUpFunc) map[*v1.Pod]bool {
+	if len(pods) == 0 || cleanedUp == nil {
 		return nil
 	}
-	out := make(map[*v1.Pod]bool, len(m.state.memoryInFlight))
-	for _, p := range m.state.memoryInFlight {
-		if m.fast.podCleanedUp(p) {
+	out := make(map[*v1.Pod]bool, len(pods))
+	for _, p := range pods {
+		if cleanedUp(p) {
 			out[p] = true
 		}
 	}

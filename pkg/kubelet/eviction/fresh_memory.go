@@ -186,14 +186,20 @@ func stillTerminating(prev *decisionState, cleanedUp map[*v1.Pod]bool, now time.
 	if len(prev.memoryInFlight) == 0 || now.Sub(prev.memoryEvictedAt) > podCleanupTimeout {
 		return nil, time.Time{}
 	}
-	var kept []*v1.Pod
-	for _, p := range prev.memoryInFlight {
-		if !cleanedUp[p] {
-			kept = append(kept, p)
-		}
-	}
+	kept := notCleanedUp(prev.memoryInFlight, cleanedUp)
 	if len(kept) == 0 {
 		return nil, time.Time{}
 	}
 	return kept, prev.memoryEvictedAt
+}
+
+// notCleanedUp returns the pods that cleanedUp does not list, in order.
+func notCleanedUp(pods []*v1.Pod, cleanedUp map[*v1.Pod]bool) []*v1.Pod {
+	var kept []*v1.Pod
+	for _, p := range pods {
+		if !cleanedUp[p] {
+			kept = append(kept, p)
+		}
+	}
+	return kept
 }

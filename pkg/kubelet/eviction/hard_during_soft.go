@@ -59,12 +59,7 @@ func softStillInFlight(prev *decisionState, cleanedUp map[*v1.Pod]bool, now time
 	if len(prev.softInFlight) == 0 || !now.Before(prev.softHoldUntil) {
 		return nil, time.Time{}
 	}
-	var kept []*v1.Pod
-	for _, p := range prev.softInFlight {
-		if !cleanedUp[p] {
-			kept = append(kept, p)
-		}
-	}
+	kept := notCleanedUp(prev.softInFlight, cleanedUp)
 	if len(kept) == 0 {
 		return nil, time.Time{}
 	}
@@ -100,16 +95,7 @@ type softKill struct {
 // softCleanupReport says which of the soft victims the core remembers
 // (state.softInFlight) the kubelet has cleaned up.
 func (m *managerImpl) softCleanupReport() map[*v1.Pod]bool {
-	if len(m.state.softInFlight) == 0 || m.podCleanedUp == nil {
-		return nil
-	}
-	out := make(map[*v1.Pod]bool, len(m.state.softInFlight))
-	for _, p := range m.state.softInFlight {
-		if m.podCleanedUp(p) {
-			out[p] = true
-		}
-	}
-	return out
+	return cleanedUpAmong(m.state.softInFlight, m.podCleanedUp)
 }
 
 // evictInBackground starts the kill of a soft threshold's victims and

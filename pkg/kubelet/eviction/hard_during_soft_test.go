@@ -143,7 +143,7 @@ func TestMgrHardDuringSoft(t *testing.T) {
 	}
 	expectKills := func(what string, want ...string) {
 		t.Helper()
-		if got := killer.log(); !equalStrings(got, want) {
+		if got := killer.log(); !slices.Equal(got, want) {
 			t.Fatalf("%s: kills %v, want %v", what, got, want)
 		}
 	}
@@ -182,18 +182,6 @@ func TestMgrHardDuringSoft(t *testing.T) {
 	expectKills("soft threshold after its victim was cleaned up", "slow/1m0s", "slow/1s", "other/1m0s")
 }
 
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // The hold on soft thresholds ends when every soft victim is cleaned up,
 // or at the latest when upstream's pass would have stopped waiting: the
 // kill's timeout (1.5 × grace, at least 10 s) plus the 30 s cleanup wait.
@@ -222,7 +210,7 @@ func TestSoftStillInFlight(t *testing.T) {
 			for _, p := range kept {
 				got = append(got, p.Name)
 			}
-			if !equalStrings(got, tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Fatalf("still in flight: %v, want %v", got, tc.want)
 			}
 			if len(kept) > 0 && !until.Equal(s.softHoldUntil) {
