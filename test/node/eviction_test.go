@@ -72,7 +72,7 @@ type victim struct {
 	// onEvicted runs once the kubelet has recorded this pod's Evicted
 	// event, before the next pod is created (which a node under pressure
 	// would not admit: a pod created earlier can wait for what this does).
-	onEvicted func(ctx context.Context)
+	onEvicted func(ctx context.Context, ns string)
 	// terminatesLate: this pod's kill outlasts the evictions of later
 	// orders (a soft eviction's long grace period, with hard evictions
 	// during it). Its order is its Evicted event's; it must still be
@@ -200,7 +200,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		}
 		if v.onEvicted != nil {
 			waitEvictedEvent(ctx, ns, v.pod.Name)
-			v.onEvicted(ctx)
+			v.onEvicted(ctx, ns)
 		}
 	}
 	w := &watch{ns: ns, victims: victims, logs: map[string]*nodeharness.LogFollower{}}

@@ -18,22 +18,23 @@ var _ = Describe("Hard threshold during a soft eviction", Label("Eviction", "Mem
 	// it. Two pods start: a high-priority BestEffort hog of 800 MiB that
 	// ignores SIGTERM and asks for 120 s to terminate, and a low-priority
 	// Burstable one (request 200Mi) that waits. The soft threshold evicts
-	// the first hog; once its Evicted event is recorded the spec lets the
-	// second grow to 1100 MiB, which meets the hard threshold while the
-	// first still terminates. Over its request and of low priority, the
-	// second hog ranks first. With EvictionHardDuringSoft the kubelet
-	// evicts it long before the first hog's grace period ends. Upstream's
-	// pass waits for the first hog's kill, whose end leaves the node
-	// under the hard threshold: the first hog ends with the second still
-	// running.
+	// the first hog. Then the second grows to 300 MiB, over its request
+	// but short of the hard threshold, and pauses until the Summary API
+	// shows it at that size: the kubelet ranks on those stats, and the
+	// second hog must rank first (over its request, low priority) when it
+	// grows on to 1100 MiB and meets the hard threshold while the first
+	// still terminates. With EvictionHardDuringSoft the kubelet evicts it
+	// long before the first hog's grace period ends. Upstream's pass waits
+	// for the first hog's kill, whose end leaves the node under the hard
+	// threshold: the first hog ends with the second still running.
 	It("evicts for a hard threshold while a soft eviction's pod terminates", func(ctx SpecContext) {
 		expectControlFailure("ended before")
-		// The second hog's start signal: a file in the node's /tmp, which
-		// the pod sees at /start.
-		signal := "evictkit-hard-during-soft-" + time.Now().UTC().Format("20060102T150405")
-		start := "/tmp/" + signal
+		// The second hog's signals: files in the node's /tmp, which the pod
+		// sees in /start.
+		stamp := time.Now().UTC().Format("20060102T150405")
+		start, resume := "evictkit-hard-during-soft-start-"+stamp, "evictkit-hard-during-soft-resume-"+stamp
 		DeferCleanup(func(ctx SpecContext) {
-			_, err := f.Exec(ctx, "rm", "-f", start)
+			_, err := f.Exec(ctx, "rm", "-f", "/tmp/"+start, "/tmp/"+resume)
 			Expect(err).NotTo(HaveOccurred())
 		}, NodeTimeout(time.Minute))
 		runEviction(ctx, evictionSpec{
@@ -57,15 +58,20 @@ var _ = Describe("Hard threshold during a soft eviction", Label("Eviction", "Mem
 			},
 			pods: func() []victim {
 				return []victim{
-					{order: 2, pod: f.Pod("hard-hog", []string{"memory", "-size", "1100Mi", "-rate", "40Mi", "-after", "/start/" + signal},
+					{order: 2, pod: f.Pod("hard-hog", []string{"memory", "-size", "1100Mi", "-rate", "40Mi",
+						"-after", "/start/" + start, "-pause-at", "300Mi", "-resume", "/start/" + resume},
 						nodeharness.HostDir("start", "/tmp", "/start"), nodeharness.MemoryRequest("200Mi"),
 						nodeharness.PriorityClass(nodeharness.LowPriority))},
 					{order: 1, terminatesLate: true,
 						pod: f.Pod("soft-hog", nodeharness.MemoryHog("800Mi"), nodeharness.GracePeriod(120),
 							nodeharness.PriorityClass(nodeharness.HighPriority)),
-						onEvicted: func(ctx context.Context) {
-							By("letting the second hog grow")
-							_, err := f.Exec(ctx, "touch", start)
+						onEvicted: func(ctx context.Context, ns string) {
+							By("letting the second hog grow to 300 MiB")
+							_, err := f.Exec(ctx, "touch", "/tmp/"+start)
+							Expect(err).NotTo(HaveOccurred())
+							waitShown(ctx, ns, "hard-hog", 300*nodeharness.Mi)
+							By("letting the second hog grow on")
+							_, err = f.Exec(ctx, "touch", "/tmp/"+resume)
 							Expect(err).NotTo(HaveOccurred())
 						}},
 				}
