@@ -17,7 +17,14 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-const netcheckNamespace = "evictkit-netcheck"
+// Each check runs in a namespace of its own, named from this prefix and
+// labelled netcheckLabel: recreating one name at once after deleting it
+// races the API server's admission, which can still see the old namespace
+// terminating and refuse the new one's pods.
+const (
+	netcheckPrefix = "evictkit-netcheck-"
+	netcheckLabel  = "evictkit-netcheck"
+)
 
 // checkNetwork proves the pod network: a server pod on one node, a Service
 // in front of it, and a client pod on another node (the same node in a
@@ -35,12 +42,15 @@ func checkNetwork(ctx context.Context, s *session, c kubernetes.Interface) error
 	if err != nil {
 		return err
 	}
-	if err := deleteNamespace(ctx, c, netcheckNamespace); err != nil {
+	if err := deleteNetcheckLeftovers(ctx, c); err != nil {
 		return err
 	}
-	if _, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: netcheckNamespace}}, metav1.CreateOptions{}); err != nil {
+	created, err := c.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{
+		GenerateName: netcheckPrefix, Labels: map[string]string{netcheckLabel: "true"}}}, metav1.CreateOptions{})
+	if err != nil {
 		return err
 	}
+	netcheckNamespace := created.Name
 	defer func() {
 		if err := deleteNamespace(context.WithoutCancel(ctx), c, netcheckNamespace); err != nil {
 			s.progress.note("removing namespace %s: %v", netcheckNamespace, err)
@@ -89,7 +99,7 @@ func checkNetwork(ctx context.Context, s *session, c kubernetes.Interface) error
 	if err != nil {
 		return err
 	}
-	if srv, err = waitPod(ctx, c, srv.Name, 2*time.Minute, func(p *corev1.Pod) bool { return podReady(p) }); err != nil {
+	if srv, err = waitPod(ctx, c, netcheckNamespace, srv.Name, 2*time.Minute, func(p *corev1.Pod) bool { return podReady(p) }); err != nil {
 		return fmt.Errorf("server pod on %s not Ready: %w", server, err)
 	}
 	urls := []string{
@@ -114,7 +124,7 @@ func checkNetwork(ctx context.Context, s *session, c kubernetes.Interface) error
 	done := func(p *corev1.Pod) bool {
 		return p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed
 	}
-	if cl, err = waitPod(ctx, c, cl.Name, 3*time.Minute, done); err != nil {
+	if cl, err = waitPod(ctx, c, netcheckNamespace, cl.Name, 3*time.Minute, done); err != nil {
 		return fmt.Errorf("client pod on %s did not finish: %w", client, err)
 	}
 	logs, lerr := pods.GetLogs(cl.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
@@ -168,10 +178,10 @@ func podReady(p *corev1.Pod) bool {
 }
 
 // waitPod waits until cond holds for the pod, returning its last state.
-func waitPod(ctx context.Context, c kubernetes.Interface, name string, timeout time.Duration, cond func(*corev1.Pod) bool) (*corev1.Pod, error) {
+func waitPod(ctx context.Context, c kubernetes.Interface, ns, name string, timeout time.Duration, cond func(*corev1.Pod) bool) (*corev1.Pod, error) {
 	var pod *corev1.Pod
 	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		p, err := c.CoreV1().Pods(netcheckNamespace).Get(ctx, name, metav1.GetOptions{})
+		p, err := c.CoreV1().Pods(ns).Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			return false, nil
 		}
@@ -199,6 +209,21 @@ func describePod(p *corev1.Pod) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// deleteNetcheckLeftovers deletes the namespaces of earlier checks (an
+// interrupted one leaves its own), waiting until they are gone.
+func deleteNetcheckLeftovers(ctx context.Context, c kubernetes.Interface) error {
+	list, err := c.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: netcheckLabel + "=true"})
+	if err != nil {
+		return err
+	}
+	for _, ns := range list.Items {
+		if err := deleteNamespace(ctx, c, ns.Name); err != nil {
+			return fmt.Errorf("removing namespace %s of an earlier network check: %w", ns.Name, err)
+		}
+	}
+	return nil
 }
 
 // deleteNamespace deletes ns and waits until it is gone.
