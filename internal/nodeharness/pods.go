@@ -345,6 +345,20 @@ func (f *Framework) ExtraContainer(name string, args []string, limit string) Pod
 	}
 }
 
+// Sidecar adds a restartable init container (restartPolicy Always: a
+// sidecar) running the workload image with args and, if limit is not "",
+// that ephemeral-storage limit.
+func (f *Framework) Sidecar(name string, args []string, limit string) PodOption {
+	return func(p *corev1.Pod) {
+		c := corev1.Container{Name: name, Image: f.Image, ImagePullPolicy: corev1.PullNever, Args: args,
+			RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)}
+		if limit != "" {
+			c.Resources.Limits = corev1.ResourceList{corev1.ResourceEphemeralStorage: resource.MustParse(limit)}
+		}
+		p.Spec.InitContainers = append(p.Spec.InitContainers, c)
+	}
+}
+
 // RemoveLeftovers deletes what an interrupted run left behind: namespaces
 // labelled E2ELabel (with their pods) and static test pod manifests. A
 // hog left running would skew every observation of the next run.

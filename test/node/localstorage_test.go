@@ -19,7 +19,7 @@ var _ = Describe("Local storage isolation", Label("Eviction", "Disk", "LocalStor
 	// kubelet's own exemption of memory-backed emptyDirs, under the alpha
 	// gate InPlacePodVerticalScalingMemoryBackedVolumes, cannot show: the
 	// kernel's bound comes first.)
-	It("evicts pods over their emptyDir, container and pod limits, and leaves in-limit pods and one written past its memory-backed emptyDir's limit", func(ctx SpecContext) {
+	It("evicts pods over their emptyDir, container (sidecar too) and pod limits, and leaves in-limit pods and one written past its memory-backed emptyDir's limit", func(ctx SpecContext) {
 		runEviction(ctx, evictionSpec{
 			name:    "local-storage",
 			prepare: pruneImages,
@@ -36,6 +36,12 @@ var _ = Describe("Local storage isolation", Label("Eviction", "Disk", "LocalStor
 					{order: 1, limit: &limitEviction{"ephemeralcontainerfs.limit", `Container container-over exceeded its local ephemeral storage limit "100Mi"`},
 						pod: f.Pod("container-over", nodeharness.DiskHog("/var/fill", "130Mi"), nodeharness.EphemeralStorage("", "100Mi"),
 							f.ExtraContainer("roomy", []string{"sleep"}, "200Mi"))},
+					// A sidecar (restartable init container) over its own
+					// limit, with the pod's total (300Mi) above the usage:
+					// kubernetes#138371, fixed in v1.37 (#138462).
+					{order: 1, limit: &limitEviction{"ephemeralcontainerfs.limit", `Container sidecar-over exceeded its local ephemeral storage limit "100Mi"`},
+						pod: f.Pod("sidecar-main", []string{"sleep"}, nodeharness.EphemeralStorage("", "200Mi"),
+							f.Sidecar("sidecar-over", nodeharness.DiskHog("/var/fill", "130Mi"), "100Mi"))},
 					// An emptyDir without a size limit counts toward the
 					// pod's total only.
 					{order: 1, limit: &limitEviction{"ephemeralpodfs.limit", "Pod ephemeral local storage usage exceeds the total limit of containers 100Mi"},
