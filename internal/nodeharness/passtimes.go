@@ -48,10 +48,17 @@ func KlogTime(line string, ref time.Time) (at time.Time, ok bool, err error) {
 	return at, true, nil
 }
 
-// ParseFirstObservedBelow returns, from kubelet log lines, the time of the first pass whose observation
-// of signal was below threshold bytes (or items); ok is false when none
-// was.
-func ParseFirstObservedBelow(lines []string, ref time.Time, signal string, threshold int64) (at time.Time, ok bool, err error) {
+// Observed is one monitoring pass's observation of a signal: when the
+// kubelet logged it and the figure, in bytes (or items).
+type Observed struct {
+	At        time.Time
+	Available int64
+}
+
+// ParseObservations returns, from kubelet log lines, every monitoring
+// pass's observation of signal, in log order.
+func ParseObservations(lines []string, ref time.Time, signal string) ([]Observed, error) {
+	var out []Observed
 	for _, l := range lines {
 		m := observationLineRe.FindStringSubmatch(l)
 		if m == nil || m[1] != signal {
@@ -59,14 +66,30 @@ func ParseFirstObservedBelow(lines []string, ref time.Time, signal string, thres
 		}
 		q, err := resource.ParseQuantity(m[2])
 		if err != nil {
-			return time.Time{}, false, fmt.Errorf("kubelet log line %q: available %q: %w", l, m[2], err)
-		}
-		if q.Value() >= threshold {
-			continue
+			return nil, fmt.Errorf("kubelet log line %q: available %q: %w", l, m[2], err)
 		}
 		at, ok, err := KlogTime(l, ref)
-		if err != nil || ok {
-			return at, ok, err
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, Observed{At: at, Available: q.Value()})
+		}
+	}
+	return out, nil
+}
+
+// ParseFirstObservedBelow returns, from kubelet log lines, the time of the first pass whose observation
+// of signal was below threshold bytes (or items); ok is false when none
+// was.
+func ParseFirstObservedBelow(lines []string, ref time.Time, signal string, threshold int64) (at time.Time, ok bool, err error) {
+	obs, err := ParseObservations(lines, ref, signal)
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	for _, o := range obs {
+		if o.Available < threshold {
+			return o.At, true, nil
 		}
 	}
 	return time.Time{}, false, nil
@@ -107,6 +130,16 @@ func (f *Framework) FirstObservedBelow(ctx context.Context, since time.Time, sig
 		return time.Time{}, fmt.Errorf("no pass of the kubelet since %s observed %s below %d (is it logging at verbosity 3?)", since.Format(time.RFC3339), signal, threshold)
 	}
 	return at, nil
+}
+
+// Observations returns the kubelet's monitoring passes' observations of
+// signal since a time (the kubelet must log at verbosity 3 or more).
+func (f *Framework) Observations(ctx context.Context, since time.Time, signal string) ([]Observed, error) {
+	lines, err := f.KubeletJournal(ctx, since)
+	if err != nil {
+		return nil, err
+	}
+	return ParseObservations(lines, since, signal)
 }
 
 // ReclaimAttempts returns when, since a time, the kubelet's passes acted on

@@ -19,6 +19,23 @@ var passLines = []string{
 	`I1204 10:00:45.500000    2179 eviction_manager.go:1] "Eviction manager: attempting to reclaim" resourceName="ephemeral-storage"`,
 }
 
+func TestParseObservations(t *testing.T) {
+	ref := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	got, err := ParseObservations(passLines, ref, "nodefs.available")
+	want := []Observed{
+		{At: time.Date(2026, 12, 4, 10, 0, 0, 100000000, time.UTC), Available: 2 << 30},
+		{At: time.Date(2026, 12, 4, 10, 0, 20, 300000000, time.UTC), Available: 943718 << 10},
+		{At: time.Date(2026, 12, 4, 10, 0, 40, 400000000, time.UTC), Available: 900 << 20},
+		{At: time.Date(2026, 12, 4, 10, 0, 50, 587715000, time.UTC), Available: 847671296},
+	}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("ParseObservations = %v, %v; want %v (after-reclaim lines and other signals left out)", got, err, want)
+	}
+	if got, err := ParseObservations(passLines, ref, "memory.available"); err != nil || len(got) != 1 || got[0].Available != 100<<20 {
+		t.Errorf("memory.available: %v, %v; want the one line", got, err)
+	}
+}
+
 func TestFirstObservedBelow(t *testing.T) {
 	ref := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
 	// The 1Gi threshold: the memory line and the after-reclaim line do

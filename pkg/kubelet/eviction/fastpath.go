@@ -109,6 +109,9 @@ func (m *managerImpl) startFastPath(ctx context.Context, diskInfo DiskInfoProvid
 			return false
 		}
 	}
+	//evictkit:begin EvictionReclaimableMemory
+	r.reclaimable = m.alpha[evictionReclaimableMemory]
+	//evictkit:end EvictionReclaimableMemory
 	if _, err := r.readNode(m.clock.Now(), false); err != nil {
 		logger.Error(err, "Eviction manager: EvictionFastPath is on but the memory cgroups cannot be read; the fast path stays off")
 		return false

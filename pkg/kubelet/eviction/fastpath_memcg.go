@@ -39,6 +39,11 @@ type memcgReader struct {
 	// memory.available is measured against until the monitoring loop has
 	// observed the node's capacity.
 	capacity int64
+	//evictkit:begin EvictionReclaimableMemory
+	// reclaimable: discount clean file pages, not only inactive ones
+	// (reclaimable_memory.go).
+	reclaimable bool
+	//evictkit:end EvictionReclaimableMemory
 
 	mu  sync.Mutex
 	buf []byte
@@ -59,20 +64,25 @@ func (r *memcgReader) workingSet(dir string) (int64, error) {
 	}
 	// Everything needed from memory.stat is parsed before the next read
 	// reuses the buffer.
+	inactiveKey := "total_inactive_file"
+	if r.v2 {
+		inactiveKey = "inactive_file"
+	}
+	discount, err := statField(stat, inactiveKey)
+	//evictkit:begin EvictionReclaimableMemory
+	if r.reclaimable {
+		discount, err = reclaimableFile(stat, r.v2)
+	}
+	//evictkit:end EvictionReclaimableMemory
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", dir, err)
+	}
 	if !r.v2 {
-		inactive, err := statField(stat, "total_inactive_file")
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", dir, err)
-		}
 		usage, err := r.readInt(filepath.Join(dir, "memory.usage_in_bytes"))
 		if err != nil {
 			return 0, err
 		}
-		return workingSetOf(usage, inactive), nil
-	}
-	inactive, err := statField(stat, "inactive_file")
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", dir, err)
+		return workingSetOf(usage, discount), nil
 	}
 	var rootUsage int64
 	var rootErr error
@@ -91,15 +101,15 @@ func (r *memcgReader) workingSet(dir string) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return workingSetOf(usage, inactive), nil
+	return workingSetOf(usage, discount), nil
 }
 
-// workingSetOf is usage minus inactive file pages, never below zero.
-func workingSetOf(usage, inactive int64) int64 {
-	if inactive > usage {
+// workingSetOf is usage minus the file pages discounted, never below zero.
+func workingSetOf(usage, discount int64) int64 {
+	if discount > usage {
 		return 0
 	}
-	return usage - inactive
+	return usage - discount
 }
 
 // readNode reads the node's and the pods' working sets at now; with pods

@@ -81,6 +81,11 @@ type managerImpl struct {
 	graceChanged   chan struct{}
 	graceAnnounced time.Time
 	//evictkit:end EvictionSoftGraceTimer
+	//evictkit:begin EvictionReclaimableMemory
+	// reclaim reads the memory cgroups for reclaimable memory
+	// (reclaimable_memory.go).
+	reclaim reclaimInputs
+	//evictkit:end EvictionReclaimableMemory
 	//evictkit:begin EvictionHardDuringSoft
 	// podCleanedUp is the kubelet's PodCleanedUpFunc, from Start
 	// (hard_during_soft.go).

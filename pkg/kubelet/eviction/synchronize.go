@@ -47,8 +47,13 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 
 	obs := observeSummary(summary)
 	m.alphaFeatures.observe(m, logger, obs, summary)
-	logObservations(logger, "observations", obs)
 	stats := indexPodStats(summary)
+	//evictkit:begin EvictionReclaimableMemory
+	if m.alpha[evictionReclaimableMemory] {
+		obs, stats = m.reclaimableMemory(logger, obs, stats, pods)
+	}
+	//evictkit:end EvictionReclaimableMemory
+	logObservations(logger, "observations", obs)
 	d := decide(m.decideInput(obs, pods, stats, m.clock.Now()))
 	m.state = d.next
 	m.setConditions(logger, d.conditions)

@@ -15,9 +15,10 @@
 // <taken> taken" when the kill starts. The bound keeps a test that goes wrong from
 // taking the whole machine.
 //
-//	workload memory -size 900Mi [-rate 50Mi] [-after FILE]
+//	workload memory -size 900Mi [-rate 50Mi] [-after FILE] [-pause-at S -resume FILE]
 //	    anonymous memory, every page touched (rate per second); with
-//	    -after, only once FILE exists.
+//	    -after, only once FILE exists; with -pause-at, it stops at S
+//	    until the -resume FILE exists.
 //	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi]
 //	    files of -file bytes each under D, written and fsynced.
 //	workload inodes -dir D -count 5000 [-rate 500]
@@ -71,7 +72,7 @@ func main() {
 		usage()
 	}
 	switch os.Args[1] {
-	case "memory", "disk", "inodes", "threads", "sleep", "thrash":
+	case "memory", "disk", "inodes", "threads", "sleep", "thrash", "pagecache":
 		survive()
 	}
 	done := make(chan error, 1)
@@ -101,6 +102,8 @@ func run(cmd string, args []string) error {
 		return idle(args)
 	case "thrash":
 		return thrash(args)
+	case "pagecache":
+		return pageCache(args)
 	case "memwatch":
 		return memWatch(args)
 	case "chatter":
@@ -111,7 +114,7 @@ func run(cmd string, args []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|thrash|chatter|memwatch [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|thrash|pagecache|chatter|memwatch [flags] (see the package doc)")
 	os.Exit(2)
 }
 
