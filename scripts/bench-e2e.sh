@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # make bench-e2e: the side-by-side eviction benchmark (cmd/evictkit-bench-e2e)
-# on one node of the kind cluster: kubelet-upstream against ours with
-# EvictionFastPath and EvictionReclaimSized on, the same scenarios
+# on one node of the kind cluster: kubelet-upstream against ours with the
+# alpha gates of internal/benche2e's Gates on, the same scenarios
 # interleaved, RUNS runs of each on each. Writes
 # _output/reports/bench-e2e.md (table of medians and ratios),
 # bench-e2e-latency.png and bench-e2e-results.jsonl.
 #
 # Environment:
 #   RUNS       runs of each scenario on each kubelet (default 20)
-#   SCENARIOS  comma-separated scenario names (default: all but the unmeasured softgrace)
+#   SCENARIOS  comma-separated scenario names (default: all but the
+#              unmeasured ones, softgrace and pagecache)
 #   NODE       the node (default evictkit-worker: 8 GiB of disk, no disk specs)
 #   V2=1       on the cgroup v2 VM node (scripts/vm-node.sh, started and
 #              joined when it does not run): NODE defaults to <cluster>-v2,

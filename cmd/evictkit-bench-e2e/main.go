@@ -166,6 +166,9 @@ func describe(r benche2e.Result) string {
 	if sec, ok := r.ReliefSeconds(); ok {
 		s += fmt.Sprintf(" relief %.2f s after the first kill;", sec)
 	}
+	if r.Pressure {
+		s += " MemoryPressure reported;"
+	}
 	return s + fmt.Sprintf(" %d evicted (%d needed), %d OOM-killed", r.Evicted, r.Needed, r.OOMKilled)
 }
 

@@ -3,7 +3,9 @@ package benche2e
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -13,21 +15,28 @@ import (
 func WriteMarkdown(w io.Writer, sums []Summary, node string, cgroupV2 bool) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Side-by-side eviction benchmark on %s\n\n", node)
+	on := maps.Clone(Gates)
 	if cgroupV2 {
 		b.WriteString("The node runs cgroup v2: both kubelets with kernelMemcgNotification: true. ")
-		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath, EvictionReclaimSized, EvictionSoftGraceTimer and EvictionCgroupV2Notifier on; upstream: kubelet-upstream. ")
-	} else {
-		b.WriteString("Ours: the evictkit kubelet with EvictionFastPath, EvictionReclaimSized and EvictionSoftGraceTimer on; upstream: kubelet-upstream. ")
+		maps.Copy(on, GatesV2)
 	}
+	gates := slices.Sorted(maps.Keys(on))
+	fmt.Fprintf(&b, "Ours: the evictkit kubelet with %s on; upstream: kubelet-upstream. ", strings.Join(gates, ", "))
 	b.WriteString("Same node, same scenarios, the kubelets interleaved run by run. Crossing: the memory cgroup sampler (every 5 ms) ")
 	b.WriteString("sees memory.available below the threshold. Kill call: the kubelet logs that it must evict pods (right before ranking and killing). ")
 	b.WriteString("Termination: the first victim logs the SIGTERM (its own clock; the kill goes through the kubelet's pod worker first). ")
 	b.WriteString("Grace-late (soft scenarios): from the grace period's expiry, counted from the first pass that observed the threshold met, to the pass that acted (the kubelet's log). ")
+	b.WriteString("Pressure / eviction runs (page cache scenarios): runs in which the node reported MemoryPressure, and in which a pod was evicted. ")
 	b.WriteString("Medians; ratio = ours / upstream.\n\n")
-	b.WriteString("| Scenario | Runs (ours / upstream) | Crossing to kill call, ms (ours / upstream / ratio) | Crossing to termination, ms (ours / upstream / ratio) | Taken at kill MiB (ours / upstream) | Kernel OOM runs (ours / upstream) | Relief s (ours / upstream / ratio) | Over-evicted (ours / upstream) | Grace-late ms (ours / upstream / ratio) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Scenario | Runs (ours / upstream) | Crossing to kill call, ms (ours / upstream / ratio) | Crossing to termination, ms (ours / upstream / ratio) | Taken at kill MiB (ours / upstream) | Kernel OOM runs (ours / upstream) | Relief s (ours / upstream / ratio) | Over-evicted (ours / upstream) | Grace-late ms (ours / upstream / ratio) | Pressure runs (ours / upstream) | Eviction runs (ours / upstream) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
-		fmt.Fprintf(&b, "| %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %d / %d | %s / %s / %s | %d / %d | %s / %s / %s |\n",
+		pressure, evictions := "–", "–"
+		if s.PageCache {
+			pressure = fmt.Sprintf("%d / %d", s.Ours.PressureRuns, s.Upstream.PressureRuns)
+			evictions = fmt.Sprintf("%d / %d", s.Ours.EvictionRuns, s.Upstream.EvictionRuns)
+		}
+		fmt.Fprintf(&b, "| %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %d / %d | %s / %s / %s | %d / %d | %s / %s / %s | %s | %s |\n",
 			s.Scenario, runs(s.Ours), runs(s.Upstream),
 			num(Median(s.Ours.Latencies), 0), num(Median(s.Upstream.Latencies), 0), num(s.LatencyRatio, 3),
 			num(Median(s.Ours.Terminations), 0), num(Median(s.Upstream.Terminations), 0), num(s.TerminationRatio, 3),
@@ -35,7 +44,8 @@ func WriteMarkdown(w io.Writer, sums []Summary, node string, cgroupV2 bool) erro
 			s.Ours.OOMRuns, s.Upstream.OOMRuns,
 			num(Median(s.Ours.Reliefs), 2), num(Median(s.Upstream.Reliefs), 2), num(s.ReliefRatio, 3),
 			s.Ours.OverEvicted, s.Upstream.OverEvicted,
-			num(Median(s.Ours.GraceLate), 0), num(Median(s.Upstream.GraceLate), 0), num(s.GraceLateRatio, 3))
+			num(Median(s.Ours.GraceLate), 0), num(Median(s.Upstream.GraceLate), 0), num(s.GraceLateRatio, 3),
+			pressure, evictions)
 	}
 	b.WriteString("\n")
 	for _, sc := range Scenarios {

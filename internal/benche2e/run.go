@@ -20,7 +20,8 @@ import (
 )
 
 // Gates are the evictkit kubelet's alpha gates the benchmark turns on.
-var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": true, "EvictionSoftGraceTimer": true}
+var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": true, "EvictionSoftGraceTimer": true,
+	"EvictionReclaimableMemory": true, "EvictionHardDuringSoft": true}
 
 // GatesV2 are the gates added on a cgroup v2 node, where both kubelets also
 // run with kernelMemcgNotification: true (upstream's notifier is disabled
@@ -75,6 +76,9 @@ type Result struct {
 	// StartDelay is the random wait between the kubelet's restart with the
 	// run's configuration and the hogs' start.
 	StartDelay time.Duration `json:"startDelay"`
+	// Pressure (PageCache scenarios): the node reported MemoryPressure
+	// while the run watched it.
+	Pressure bool `json:"pressure,omitempty"`
 	// CgroupV2: the node ran on the unified hierarchy.
 	CgroupV2 bool `json:"cgroupV2,omitempty"`
 	// Error is set when the run could not be measured.
@@ -213,6 +217,15 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		}
 		logs[p.Name] = f.FollowContainerLog(ctx, ns, p.Name)
 	}
+	if s.PageCache != "" {
+		if err := r.watchPageCache(ctx, ns, &res); err != nil {
+			return fail(err)
+		}
+		if err := r.collect(ctx, ns, hogs, logs, s.level(obs), &res); err != nil {
+			return fail(err)
+		}
+		return res
+	}
 	if s.HoldFirst {
 		for _, p := range hogs {
 			if err := waitLog(ctx, f, ns, p.Name, workloadlog.Holding); err != nil {
@@ -242,6 +255,36 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		return fail(err)
 	}
 	return res
+}
+
+// passesWatched is how many of the kubelet's monitoring passes a PageCache
+// run watches once the reader holds its cache.
+const passesWatched = 3
+
+// watchPageCache waits until the reader holds its cache, then until the
+// kubelet has logged passesWatched monitoring passes, recording whether
+// the node reported MemoryPressure meanwhile. It watches the passes even
+// after an eviction: the condition reaches the node's status later.
+func (r *Runner) watchPageCache(ctx context.Context, ns string, res *Result) error {
+	f := r.F
+	if err := waitLog(ctx, f, ns, pageCacheReader, workloadlog.Holding); err != nil {
+		return err
+	}
+	since := time.Now()
+	var passes []nodeharness.Observed
+	return wait.PollUntilContextTimeout(ctx, poll, outcomeTimeout, true, func(ctx context.Context) (bool, error) {
+		n, err := f.GetNode(ctx)
+		if err != nil {
+			return false, nil
+		}
+		if nodeharness.HasCondition(n, corev1.NodeMemoryPressure) {
+			res.Pressure = true
+		}
+		if passes, err = f.Observations(ctx, since, "memory.available"); err != nil {
+			return false, nil
+		}
+		return len(passes) >= passesWatched, nil
+	})
 }
 
 // endedHogs lists the hogs that are no longer running.

@@ -44,6 +44,13 @@ type Scenario struct {
 	// Unmeasured: not yet run on this machine; left out of the default
 	// set (select it with -scenarios) until a run has shown it works.
 	Unmeasured bool
+	// PageCache, when set, replaces the hogs with one reader that caches a
+	// file of this size ("800Mi") and holds it on the active list (workload
+	// pagecache): clean page cache, which upstream counts as used. Nothing
+	// has to be evicted (Needed 0): a run watches three of the kubelet's
+	// monitoring passes after the reader holds the cache and records
+	// whether the node reported MemoryPressure and what was evicted.
+	PageCache string
 	// HoldFirst: the hogs reach their size before the thresholds are set,
 	// so the kubelet first sees the whole shortfall at once. Otherwise the
 	// hogs start at a random point of the kubelet's housekeeping interval
@@ -93,6 +100,13 @@ var Scenarios = []Scenario{
 		Unmeasured: true,
 	},
 	{
+		Name:       "pagecache",
+		What:       "a pod caches an 800 MiB file (written, read twice, then again every 5 s: clean page cache on the active list) under a hard memory.available threshold 400 MiB below the start; for three monitoring passes after it holds the cache: runs in which the node reported MemoryPressure, and pods evicted",
+		Margin:     400 * nodeharness.Mi,
+		PageCache:  "800Mi",
+		Unmeasured: true,
+	},
+	{
 		Name:      "relief-k3",
 		What:      "four hogs of 300 MiB hold 1200 MiB when a threshold 450 MiB above the start is set: three must go; time from the first kill to the signal's recovery, and pods evicted beyond the three",
 		Margin:    450 * nodeharness.Mi,
@@ -131,6 +145,9 @@ func ScenarioByName(name string) (Scenario, error) {
 
 // configure sets the scenario's thresholds from the observations.
 func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+	if s.PageCache != "" {
+		c.Logging.Verbosity = logsapi.VerbosityLevel(3)
+	}
 	if s.SoftGrace > 0 {
 		c.EvictionSoft = map[string]string{"memory.available": nodeharness.Quantity(s.level(o))}
 		c.EvictionSoftGracePeriod = map[string]string{"memory.available": s.SoftGrace.String()}
@@ -161,9 +178,18 @@ func (s Scenario) level(o nodeharness.Observations) int64 {
 	return o.MemoryAvailable - s.Margin
 }
 
+// pageCacheReader is the pod name of a PageCache scenario's reader.
+const pageCacheReader = "reader"
+
 // pods are the scenario's hog pods on f's node. Every hog stops growing at
 // the first SIGTERM: a kernel OOM kill then means the kubelet acted late.
 func (s Scenario) pods(f *nodeharness.Framework) []*corev1.Pod {
+	if s.PageCache != "" {
+		// /var/tmp of a kind node is on the host's disk (its /tmp is a
+		// tmpfs, whose pages are not file cache).
+		return []*corev1.Pod{f.Pod(pageCacheReader, []string{"pagecache", "-dir", "/data", "-size", s.PageCache},
+			nodeharness.HostDir("data", "/var/tmp", "/data"), nodeharness.Tolerate("node.kubernetes.io/memory-pressure"))}
+	}
 	var out []*corev1.Pod
 	for _, h := range s.Hogs {
 		out = append(out, f.Pod(h.Name, []string{"memory", "-size", h.Size, "-rate", h.Rate, "-freeze-on-term"},

@@ -43,11 +43,17 @@ type Side struct {
 	OverEvicted int // hogs evicted beyond those needed, over all runs
 	// Evictions counts the hogs evicted, over all runs.
 	Evictions int
+	// PressureRuns and EvictionRuns count the runs in which the node
+	// reported MemoryPressure, and in which a pod was evicted (PageCache
+	// scenarios).
+	PressureRuns, EvictionRuns int
 }
 
 // Summary is one scenario's figures for both kubelets.
 type Summary struct {
-	Scenario         string
+	Scenario string
+	// PageCache: a PageCache scenario (pressure and eviction runs).
+	PageCache        bool
 	Ours, Upstream   Side
 	LatencyRatio     float64 // median ours / median upstream; NaN when unknown
 	TerminationRatio float64
@@ -60,7 +66,7 @@ type Summary struct {
 func Summarize(results []Result) []Summary {
 	var out []Summary
 	for _, sc := range Scenarios {
-		s := Summary{Scenario: sc.Name}
+		s := Summary{Scenario: sc.Name, PageCache: sc.PageCache != ""}
 		for _, r := range results {
 			if r.Scenario != sc.Name {
 				continue
@@ -92,6 +98,12 @@ func Summarize(results []Result) []Summary {
 			}
 			side.OverEvicted += r.OverEvicted()
 			side.Evictions += r.Evicted
+			if r.Pressure {
+				side.PressureRuns++
+			}
+			if r.Evicted > 0 {
+				side.EvictionRuns++
+			}
 		}
 		if s.Ours.Runs+s.Upstream.Runs == 0 {
 			continue

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,6 +110,42 @@ func TestSummarizeGraceLate(t *testing.T) {
 	}
 }
 
+// Page cache scenarios: runs with MemoryPressure and runs with an
+// eviction, per kubelet, in the report; other rows show none.
+func TestSummarizePageCache(t *testing.T) {
+	results := []Result{
+		{Scenario: "pagecache", Kubelet: "evictkit"},
+		{Scenario: "pagecache", Kubelet: "evictkit"},
+		{Scenario: "pagecache", Kubelet: "evictkit", Error: "unmeasured"},
+		{Scenario: "pagecache", Kubelet: "upstream", Pressure: true, Evicted: 1},
+		{Scenario: "pagecache", Kubelet: "upstream", Pressure: true},
+		{Scenario: "pagecache", Kubelet: "upstream", Evicted: 1},
+		result("latency-1Gi", "evictkit", 30*time.Millisecond, time.Second, 1, 0, 1),
+	}
+	sums := Summarize(results)
+	if len(sums) != 2 || sums[1].Scenario != "pagecache" || !sums[1].PageCache || sums[0].PageCache {
+		t.Fatalf("summaries %v, want latency-1Gi then pagecache, only the latter a page cache scenario", names(sums))
+	}
+	pc := sums[1]
+	if pc.Ours.PressureRuns != 0 || pc.Ours.EvictionRuns != 0 || pc.Upstream.PressureRuns != 2 || pc.Upstream.EvictionRuns != 2 {
+		t.Errorf("pressure/eviction runs ours %d/%d upstream %d/%d, want 0/0 and 2/2",
+			pc.Ours.PressureRuns, pc.Ours.EvictionRuns, pc.Upstream.PressureRuns, pc.Upstream.EvictionRuns)
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 |\n") {
+		t.Errorf("page cache row wrong:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "| – | – |\n") {
+		t.Errorf("the latency row shows pressure or eviction runs:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "EvictionReclaimableMemory") {
+		t.Errorf("the report does not name the gate on:\n%s", b.String())
+	}
+}
+
 func TestMedian(t *testing.T) {
 	for _, tc := range []struct {
 		in   []float64
@@ -193,7 +230,7 @@ func TestDefaultScenariosLeaveOutUnmeasured(t *testing.T) {
 		}
 		names = append(names, s.Name)
 	}
-	if len(names) != len(Scenarios)-1 {
-		t.Errorf("default scenarios %v: want every scenario but softgrace", names)
+	if want := []string{"latency-200Mi", "latency-1Gi", "oom", "relief-k3"}; !slices.Equal(names, want) {
+		t.Errorf("default scenarios %v: want %v (all but softgrace and pagecache)", names, want)
 	}
 }
