@@ -109,6 +109,15 @@ func (r Result) GraceLateMs() (float64, bool) {
 	return msBetween(r.GraceStart.Add(r.Grace), r.Acted)
 }
 
+// RecoverySeconds is the time from the crossing to the recovery that
+// followed the first kill (or the crossing, when no hog was killed).
+func (r Result) RecoverySeconds() (float64, bool) {
+	if r.Crossed.IsZero() || r.Recovered.IsZero() {
+		return 0, false
+	}
+	return r.Recovered.Sub(r.Crossed).Seconds(), true
+}
+
 // ReliefSeconds is the time from the first kill to the recovery.
 func (r Result) ReliefSeconds() (float64, bool) {
 	if r.FirstKill.IsZero() || r.Recovered.IsZero() {
@@ -207,6 +216,11 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		case <-time.After(res.StartDelay):
 		}
 	}
+	if d := s.DuringSoft; d != nil {
+		if err := r.softEvictionFirst(ctx, ns, d); err != nil {
+			return fail(err)
+		}
+	}
 	hogs := s.pods(f)
 	// The kubelet removes an evicted pod's containers and their logs at
 	// once: what the hogs log is followed from the start.
@@ -237,14 +251,25 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		}
 	}
 	// Every hog but those the pressure spares ends; then the signal must be
-	// back and stay back a while, so late evictions are counted too.
+	// back and stay back a while, so late evictions are counted too. After
+	// a soft eviction the soft victim must have ended too: upstream's
+	// kubelet evicts no hog before, and after it none may be needed.
 	var ended []string
-	err = wait.PollUntilContextTimeout(ctx, poll, outcomeTimeout, true, func(ctx context.Context) (bool, error) {
+	timeout, done := outcomeTimeout, func() bool { return len(ended) >= s.Needed }
+	if d := s.DuringSoft; d != nil {
+		timeout = time.Duration(d.PodGrace)*time.Second*3/2 + outcomeTimeout
+		victim := []*corev1.Pod{{ObjectMeta: metav1.ObjectMeta{Name: softVictim}}}
+		done = func() bool {
+			gone, err := endedHogs(ctx, f, ns, victim)
+			return err == nil && len(gone) > 0
+		}
+	}
+	err = wait.PollUntilContextTimeout(ctx, poll, timeout, true, func(ctx context.Context) (bool, error) {
 		ended, err = endedHogs(ctx, f, ns, hogs)
-		return err == nil && len(ended) >= s.Needed, nil
+		return err == nil && done(), nil
 	})
 	if err != nil {
-		return fail(fmt.Errorf("only %v of the hogs ended within %s: %w", ended, outcomeTimeout, err))
+		return fail(fmt.Errorf("the run did not end within %s (hogs ended: %v): %w", timeout, ended, err))
 	}
 	select {
 	case <-ctx.Done():
@@ -255,6 +280,25 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		return fail(err)
 	}
 	return res
+}
+
+// softEvictionFirst starts a DuringSoft scenario: it creates the soft
+// victim and waits until the kubelet has recorded its Evicted event.
+func (r *Runner) softEvictionFirst(ctx context.Context, ns string, d *SoftEviction) error {
+	f := r.F
+	if _, err := f.CreatePod(ctx, ns, d.softVictimPod(f)); err != nil {
+		return err
+	}
+	var last error
+	err := wait.PollUntilContextTimeout(ctx, poll, outcomeTimeout, true, func(ctx context.Context) (bool, error) {
+		events, err := f.PodEvents(ctx, ns, softVictim, nodeharness.EvictedReason)
+		last = err
+		return err == nil && len(events) > 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("the soft threshold did not evict %s within %s (%v): %w", softVictim, outcomeTimeout, last, err)
+	}
+	return nil
 }
 
 // passesWatched is how many of the kubelet's monitoring passes a PageCache

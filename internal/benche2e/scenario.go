@@ -51,6 +51,10 @@ type Scenario struct {
 	// monitoring passes after the reader holds the cache and records
 	// whether the node reported MemoryPressure and what was evicted.
 	PageCache string
+	// DuringSoft, when set, first has a soft threshold evict a pod that
+	// takes long to terminate; the hogs start once its Evicted event is
+	// recorded and meet the hard threshold (Margin) while it terminates.
+	DuringSoft *SoftEviction
 	// HoldFirst: the hogs reach their size before the thresholds are set,
 	// so the kubelet first sees the whole shortfall at once. Otherwise the
 	// hogs start at a random point of the kubelet's housekeeping interval
@@ -58,11 +62,27 @@ type Scenario struct {
 	HoldFirst bool
 }
 
+// SoftEviction is the soft eviction a DuringSoft scenario starts with: a
+// soft memory.available threshold Margin below the start with a 5 s grace
+// period, and a high-priority pod of Size that ignores SIGTERM and asks
+// for PodGrace seconds (evictionMaxPodGracePeriod is the same).
+type SoftEviction struct {
+	Margin   int64
+	Size     string
+	PodGrace int64
+}
+
+// softVictim is the pod name of a DuringSoft scenario's soft victim.
+const softVictim = "soft-victim"
+
 // Hog is one memory hog of a scenario.
 type Hog struct {
 	Name string
 	// Size and Rate are quantities ("2000Mi", "1Gi" per second).
 	Size, Rate string
+	// Request, when set, is its memory request (a Burstable pod, which a
+	// node under MemoryPressure admits), and it runs at low priority.
+	Request string
 }
 
 // Scenarios are the benchmark's scenarios, in the order a round runs them.
@@ -107,6 +127,15 @@ var Scenarios = []Scenario{
 		Unmeasured: true,
 	},
 	{
+		Name:       "hard-during-soft",
+		What:       "a soft memory.available threshold 500 MiB below the start (5 s grace) evicts an 800 MiB pod that ignores SIGTERM and asks for 60 s; then a low-priority Burstable hog grows at 200 MiB/s to 1100 MiB and crosses a hard threshold 1300 MiB below the start while that pod terminates: time from the hard crossing (sampler) to the kill call and to the hog's SIGTERM, and to the signal's recovery",
+		Margin:     1300 * nodeharness.Mi,
+		DuringSoft: &SoftEviction{Margin: 500 * nodeharness.Mi, Size: "800Mi", PodGrace: 60},
+		Hogs:       []Hog{{Name: "hog", Size: "1100Mi", Rate: "200Mi", Request: "200Mi"}},
+		Needed:     1,
+		Unmeasured: true,
+	},
+	{
 		Name:      "relief-k3",
 		What:      "four hogs of 300 MiB hold 1200 MiB when a threshold 450 MiB above the start is set: three must go; time from the first kill to the signal's recovery, and pods evicted beyond the three",
 		Margin:    450 * nodeharness.Mi,
@@ -147,6 +176,11 @@ func ScenarioByName(name string) (Scenario, error) {
 func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
 	if s.PageCache != "" {
 		c.Logging.Verbosity = logsapi.VerbosityLevel(3)
+	}
+	if d := s.DuringSoft; d != nil {
+		c.EvictionSoft = map[string]string{"memory.available": nodeharness.Quantity(o.MemoryAvailable - d.Margin)}
+		c.EvictionSoftGracePeriod = map[string]string{"memory.available": (5 * time.Second).String()}
+		c.EvictionMaxPodGracePeriod = int32(d.PodGrace)
 	}
 	if s.SoftGrace > 0 {
 		c.EvictionSoft = map[string]string{"memory.available": nodeharness.Quantity(s.level(o))}
@@ -192,9 +226,19 @@ func (s Scenario) pods(f *nodeharness.Framework) []*corev1.Pod {
 	}
 	var out []*corev1.Pod
 	for _, h := range s.Hogs {
-		out = append(out, f.Pod(h.Name, []string{"memory", "-size", h.Size, "-rate", h.Rate, "-freeze-on-term"},
-			// A kubelet that restarts under pressure must not reject them.
-			nodeharness.Tolerate("node.kubernetes.io/memory-pressure")))
+		// A kubelet that restarts under pressure must not reject them.
+		opts := []nodeharness.PodOption{nodeharness.Tolerate("node.kubernetes.io/memory-pressure")}
+		if h.Request != "" {
+			opts = append(opts, nodeharness.MemoryRequest(h.Request), nodeharness.PriorityClass(nodeharness.LowPriority))
+		}
+		out = append(out, f.Pod(h.Name, []string{"memory", "-size", h.Size, "-rate", h.Rate, "-freeze-on-term"}, opts...))
 	}
 	return out
+}
+
+// softVictimPod is a DuringSoft scenario's soft victim on f's node.
+func (d *SoftEviction) softVictimPod(f *nodeharness.Framework) *corev1.Pod {
+	return f.Pod(softVictim, []string{"memory", "-size", d.Size, "-rate", "200Mi"},
+		nodeharness.GracePeriod(d.PodGrace), nodeharness.PriorityClass(nodeharness.HighPriority),
+		nodeharness.Tolerate("node.kubernetes.io/memory-pressure"))
 }

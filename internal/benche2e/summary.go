@@ -43,6 +43,9 @@ type Side struct {
 	OverEvicted int // hogs evicted beyond those needed, over all runs
 	// Evictions counts the hogs evicted, over all runs.
 	Evictions int
+	// Recoveries are, for DuringSoft scenarios, the times from the
+	// crossing to the recovery (s).
+	Recoveries []float64
 	// PressureRuns and EvictionRuns count the runs in which the node
 	// reported MemoryPressure, and in which a pod was evicted (PageCache
 	// scenarios).
@@ -52,21 +55,23 @@ type Side struct {
 // Summary is one scenario's figures for both kubelets.
 type Summary struct {
 	Scenario string
-	// PageCache: a PageCache scenario (pressure and eviction runs).
-	PageCache        bool
-	Ours, Upstream   Side
-	LatencyRatio     float64 // median ours / median upstream; NaN when unknown
-	TerminationRatio float64
-	ReliefRatio      float64
-	TakenAtKillRatio float64
-	GraceLateRatio   float64
+	// PageCache: a PageCache scenario (pressure and eviction runs);
+	// DuringSoft: a DuringSoft one (crossing to recovery).
+	PageCache, DuringSoft bool
+	Ours, Upstream        Side
+	LatencyRatio          float64 // median ours / median upstream; NaN when unknown
+	TerminationRatio      float64
+	ReliefRatio           float64
+	TakenAtKillRatio      float64
+	GraceLateRatio        float64
+	RecoveryRatio         float64
 }
 
 // Summarize groups results by scenario, in the order of Scenarios.
 func Summarize(results []Result) []Summary {
 	var out []Summary
 	for _, sc := range Scenarios {
-		s := Summary{Scenario: sc.Name, PageCache: sc.PageCache != ""}
+		s := Summary{Scenario: sc.Name, PageCache: sc.PageCache != "", DuringSoft: sc.DuringSoft != nil}
 		for _, r := range results {
 			if r.Scenario != sc.Name {
 				continue
@@ -93,6 +98,9 @@ func Summarize(results []Result) []Summary {
 			if v, ok := r.ReliefSeconds(); ok {
 				side.Reliefs = append(side.Reliefs, v)
 			}
+			if v, ok := r.RecoverySeconds(); ok && s.DuringSoft {
+				side.Recoveries = append(side.Recoveries, v)
+			}
 			if r.OOMKilled > 0 {
 				side.OOMRuns++
 			}
@@ -113,6 +121,7 @@ func Summarize(results []Result) []Summary {
 		s.ReliefRatio = ratio(Median(s.Ours.Reliefs), Median(s.Upstream.Reliefs))
 		s.TakenAtKillRatio = ratio(Median(s.Ours.TakenAtKill), Median(s.Upstream.TakenAtKill))
 		s.GraceLateRatio = ratio(Median(s.Ours.GraceLate), Median(s.Upstream.GraceLate))
+		s.RecoveryRatio = ratio(Median(s.Ours.Recoveries), Median(s.Upstream.Recoveries))
 		out = append(out, s)
 	}
 	return out

@@ -135,14 +135,45 @@ func TestSummarizePageCache(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 |\n") {
+	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 | – |\n") {
 		t.Errorf("page cache row wrong:\n%s", b.String())
 	}
-	if !strings.Contains(b.String(), "| – | – |\n") {
+	if !strings.Contains(b.String(), "| – | – | – |\n") {
 		t.Errorf("the latency row shows pressure or eviction runs:\n%s", b.String())
 	}
 	if !strings.Contains(b.String(), "EvictionReclaimableMemory") {
 		t.Errorf("the report does not name the gate on:\n%s", b.String())
+	}
+}
+
+// Hard during soft: crossing to recovery per run, whether or not a hog
+// was killed (upstream's recovery comes when the soft victim ends).
+func TestSummarizeDuringSoft(t *testing.T) {
+	run := func(kubelet string, recovery time.Duration, killed bool) Result {
+		r := Result{Scenario: "hard-during-soft", Kubelet: kubelet, Needed: 1, Crossed: t0, Recovered: t0.Add(recovery)}
+		if killed {
+			r.Evicted, r.FirstKill = 1, t0.Add(recovery/2)
+		}
+		return r
+	}
+	sums := Summarize([]Result{
+		run("evictkit", 400*time.Millisecond, true), run("evictkit", 600*time.Millisecond, true),
+		run("upstream", 52*time.Second, false), run("upstream", 54*time.Second, false), run("upstream", 56*time.Second, false),
+		result("latency-1Gi", "evictkit", 30*time.Millisecond, time.Second, 1, 0, 1),
+	})
+	if len(sums) != 2 || !sums[1].DuringSoft || sums[0].DuringSoft || len(sums[0].Ours.Recoveries) != 0 {
+		t.Fatalf("summaries %v: want latency-1Gi (no recoveries) then hard-during-soft", names(sums))
+	}
+	hs := sums[1]
+	if Median(hs.Ours.Recoveries) != 0.5 || Median(hs.Upstream.Recoveries) != 54 {
+		t.Errorf("recoveries ours %v upstream %v, want medians 0.5 and 54", hs.Ours.Recoveries, hs.Upstream.Recoveries)
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| – | – | 0.50 / 54.00 / 0.009 |\n") {
+		t.Errorf("hard-during-soft row without its recovery:\n%s", b.String())
 	}
 }
 
@@ -231,6 +262,6 @@ func TestDefaultScenariosLeaveOutUnmeasured(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	if want := []string{"latency-200Mi", "latency-1Gi", "oom", "relief-k3"}; !slices.Equal(names, want) {
-		t.Errorf("default scenarios %v: want %v (all but softgrace and pagecache)", names, want)
+		t.Errorf("default scenarios %v: want %v (all but softgrace, pagecache and hard-during-soft)", names, want)
 	}
 }
