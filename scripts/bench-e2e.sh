@@ -9,7 +9,8 @@
 # Environment:
 #   RUNS       runs of each scenario on each kubelet (default 20)
 #   SCENARIOS  comma-separated scenario names (default: all but the
-#              unmeasured ones, softgrace and pagecache)
+#              unmeasured ones: oom-burst, softgrace, pagecache and
+#              hard-during-soft)
 #   NODE       the node (default evictkit-worker: 8 GiB of disk, no disk specs)
 #   V2=1       on the cgroup v2 VM node (scripts/vm-node.sh, started and
 #              joined when it does not run): NODE defaults to <cluster>-v2,

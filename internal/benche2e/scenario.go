@@ -7,6 +7,7 @@ package benche2e
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -83,6 +84,8 @@ type Hog struct {
 	// Request, when set, is its memory request (a Burstable pod, which a
 	// node under MemoryPressure admits), and it runs at low priority.
 	Request string
+	// Threads touch memory at once (workload memory -threads); 0 is one.
+	Threads int
 }
 
 // Scenarios are the benchmark's scenarios, in the order a round runs them.
@@ -109,6 +112,16 @@ var Scenarios = []Scenario{
 		AllocatableRoom: 700 * nodeharness.Mi,
 		Hogs:            []Hog{{Name: "hog", Size: "1500Mi", Rate: "1Gi"}},
 		Needed:          1,
+	},
+	{
+		Name:            "oom-burst",
+		What:            "the oom scenario with a hog touching memory in two threads as fast as the machine allows (about 2.9 GiB/s here, 1.5 GiB/s per thread): runs in which the kernel OOM killer ended the hog before the kubelet did",
+		Margin:          400 * nodeharness.Mi,
+		Allocatable:     true,
+		AllocatableRoom: 700 * nodeharness.Mi,
+		Hogs:            []Hog{{Name: "hog", Size: "1500Mi", Rate: "100Gi", Threads: 2}},
+		Needed:          1,
+		Unmeasured:      true,
 	},
 	{
 		Name:       "softgrace",
@@ -231,7 +244,11 @@ func (s Scenario) pods(f *nodeharness.Framework) []*corev1.Pod {
 		if h.Request != "" {
 			opts = append(opts, nodeharness.MemoryRequest(h.Request), nodeharness.PriorityClass(nodeharness.LowPriority))
 		}
-		out = append(out, f.Pod(h.Name, []string{"memory", "-size", h.Size, "-rate", h.Rate, "-freeze-on-term"}, opts...))
+		args := []string{"memory", "-size", h.Size, "-rate", h.Rate, "-freeze-on-term"}
+		if h.Threads > 1 {
+			args = append(args, "-threads", strconv.Itoa(h.Threads))
+		}
+		out = append(out, f.Pod(h.Name, args, opts...))
 	}
 	return out
 }

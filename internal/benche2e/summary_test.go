@@ -262,6 +262,6 @@ func TestDefaultScenariosLeaveOutUnmeasured(t *testing.T) {
 		names = append(names, s.Name)
 	}
 	if want := []string{"latency-200Mi", "latency-1Gi", "oom", "relief-k3"}; !slices.Equal(names, want) {
-		t.Errorf("default scenarios %v: want %v (all but softgrace, pagecache and hard-during-soft)", names, want)
+		t.Errorf("default scenarios %v: want %v (all but the unmeasured: oom-burst, softgrace, pagecache, hard-during-soft)", names, want)
 	}
 }

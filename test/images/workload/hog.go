@@ -62,7 +62,7 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 			n := min(step, budget)
 			got, err := take(n)
 			done += got
-			taken.Store(done)
+			taken.Add(got)
 			budget -= got
 			if err != nil {
 				return fmt.Errorf("%s after %s: %w", what, unit(done), err)
@@ -82,7 +82,8 @@ func grow(what string, total, rate, step int64, unit func(int64) string, take fu
 	return nil
 }
 
-// taken is what the running hog has taken so far, in its unit (see grow),
+// taken is what the running hog has taken so far, in its unit (the sum
+// over grow's callers: a hog may grow in several threads),
 // and takenUnit renders it.
 var (
 	taken     atomic.Int64

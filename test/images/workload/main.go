@@ -15,10 +15,11 @@
 // <taken> taken" when the kill starts. The bound keeps a test that goes wrong from
 // taking the whole machine.
 //
-//	workload memory -size 900Mi [-rate 50Mi] [-after FILE] [-pause-at S -resume FILE]
+//	workload memory -size 900Mi [-rate 50Mi] [-after FILE] [-pause-at S -resume FILE] [-threads N]
 //	    anonymous memory, every page touched (rate per second); with
 //	    -after, only once FILE exists; with -pause-at, it stops at S
-//	    until the -resume FILE exists.
+//	    until the -resume FILE exists; with -threads, N threads touch
+//	    memory at once (each an equal share of size and rate).
 //	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi]
 //	    files of -file bytes each under D, written and fsynced.
 //	workload inodes -dir D -count 5000 [-rate 500]

@@ -3,7 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"runtime"
 	"syscall"
+	"time"
 )
 
 // hogMemory maps anonymous memory and writes to every page of it, so all of
@@ -16,8 +18,12 @@ func hogMemory(args []string) error {
 	after := fs.String("after", "", "start growing only once this file exists (a test creates it when its moment comes)")
 	pauseAt := quantity(fs, "pause-at", "0", "stop growing at this size until the -resume file exists (0: no pause)")
 	resume := fs.String("resume", "", "the file that ends the pause at -pause-at")
+	threads := fs.Int("threads", 1, "threads that touch memory at once, each taking an equal share of -size at an equal share of -rate")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *threads < 1 || (*threads > 1 && pauseAt.bytes() > 0) {
+		return fmt.Errorf("-threads %d: want 1 or more, and 1 with -pause-at", *threads)
 	}
 	if (pauseAt.bytes() > 0) != (*resume != "") {
 		return fmt.Errorf("-pause-at and -resume go together (got -pause-at %s, -resume %q)", pauseAt.String(), *resume)
@@ -34,7 +40,8 @@ func hogMemory(args []string) error {
 	const chunk = 4 << 20
 	page := int64(syscall.Getpagesize())
 	paused := pauseAt.bytes() == 0
-	err := grow("memory", size.bytes(), rate.bytes(), chunk, mib, func(n int64) (int64, error) {
+	var err error
+	take := func(n int64) (int64, error) {
 		if !paused && taken.Load() >= pauseAt.bytes() {
 			fmt.Printf("memory: paused at %s\n", mib(taken.Load()))
 			waitForFile(*resume)
@@ -48,10 +55,45 @@ func hogMemory(args []string) error {
 			mem[off] = 1
 		}
 		return n, nil
-	})
+	}
+	if *threads == 1 {
+		err = grow("memory", size.bytes(), rate.bytes(), chunk, mib, take)
+	} else {
+		err = growInThreads(*threads, size.bytes(), rate.bytes(), chunk, take)
+	}
 	if err != nil {
 		return err
 	}
 	hold()
 	return nil
+}
+
+// growInThreads grows memory in n threads at once, each an equal share of
+// total at an equal share of rate (the last takes the remainder), and
+// returns the first error. Each goroutine keeps an OS thread of its own,
+// so page faults in one do not hold up the others.
+func growInThreads(n int, total, rate, step int64, take func(int64) (int64, error)) error {
+	start := time.Now()
+	errs := make(chan error, n)
+	share := total / int64(n)
+	for i := range n {
+		part := share
+		if i == n-1 {
+			part = total - share*int64(n-1)
+		}
+		go func() {
+			runtime.LockOSThread()
+			errs <- grow(fmt.Sprintf("memory[%d]", i), part, max(rate/int64(n), 1), step, mib, take)
+		}()
+	}
+	var first error
+	for range n {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if d := time.Since(start); first == nil && d > 0 {
+		fmt.Printf("memory: %s in %d threads in %s (%s/s)\n", mib(taken.Load()), n, d.Round(time.Millisecond), mib(int64(float64(taken.Load())/d.Seconds())))
+	}
+	return first
 }
