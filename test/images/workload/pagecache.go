@@ -4,9 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/evictkit/evictkit/internal/workloadlog"
@@ -28,29 +25,16 @@ func pageCache(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if size.bytes() <= 0 {
-		return errors.New("-size must be positive")
-	}
 	if *every <= 0 {
 		return errors.New("-every must be positive")
 	}
-	if err := makeDir(*dir); err != nil {
-		return err
-	}
-	f, err := writeUnlinked(filepath.Join(*dir, fmt.Sprintf("pagecache-%d", os.Getpid())), size.bytes())
+	f, err := newDiskFile(*dir, size.bytes(), "pagecache")
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20)
-	read := func() error {
-		if _, err := io.CopyBuffer(io.Discard, io.NewSectionReader(f, 0, size.bytes()), buf); err != nil {
-			return fmt.Errorf("reading the file under %s: %w", *dir, err)
-		}
-		return nil
-	}
 	for range 2 {
-		if err := read(); err != nil {
+		if err := f.readAll(); err != nil {
 			return err
 		}
 	}
@@ -58,7 +42,7 @@ func pageCache(args []string) error {
 	fmt.Println(workloadlog.Holding)
 	for {
 		time.Sleep(*every)
-		if err := read(); err != nil {
+		if err := f.readAll(); err != nil {
 			return err
 		}
 	}

@@ -34,23 +34,16 @@ func thrash(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if size.bytes() <= 0 {
-		return errors.New("-size must be positive")
-	}
-	if err := makeDir(*dir); err != nil {
-		return err
-	}
-	f, err := writeUnlinked(filepath.Join(*dir, fmt.Sprintf("thrash-%d", os.Getpid())), size.bytes())
+	f, err := newDiskFile(*dir, size.bytes(), "thrash")
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	fmt.Printf("thrashing %s under %s\n", mib(size.bytes()), *dir)
-	buf := make([]byte, 1<<20)
 	passes, last := 0, time.Now()
 	for {
-		if _, err := io.CopyBuffer(io.Discard, io.NewSectionReader(f, 0, size.bytes()), buf); err != nil {
-			return fmt.Errorf("reading the file under %s: %w", *dir, err)
+		if err := f.readAll(); err != nil {
+			return err
 		}
 		passes++
 		if time.Since(last) >= 10*time.Second {
@@ -58,6 +51,39 @@ func thrash(args []string) error {
 			last = time.Now()
 		}
 	}
+}
+
+// diskFile is a file a hog wrote under a directory on a disk and reads
+// back: written, fsynced and unlinked at once (see writeUnlinked).
+type diskFile struct {
+	*os.File
+	dir  string
+	size int64
+	buf  []byte
+}
+
+// newDiskFile writes a file of size bytes under dir (made if missing),
+// named from prefix and the process ID.
+func newDiskFile(dir string, size int64, prefix string) (*diskFile, error) {
+	if size <= 0 {
+		return nil, errors.New("-size must be positive")
+	}
+	if err := makeDir(dir); err != nil {
+		return nil, err
+	}
+	f, err := writeUnlinked(filepath.Join(dir, fmt.Sprintf("%s-%d", prefix, os.Getpid())), size)
+	if err != nil {
+		return nil, err
+	}
+	return &diskFile{File: f, dir: dir, size: size, buf: make([]byte, 1<<20)}, nil
+}
+
+// readAll reads the file from start to end.
+func (d *diskFile) readAll() error {
+	if _, err := io.CopyBuffer(io.Discard, io.NewSectionReader(d.File, 0, d.size), d.buf); err != nil {
+		return fmt.Errorf("reading the file under %s: %w", d.dir, err)
+	}
+	return nil
 }
 
 // writeUnlinked creates path, writes n bytes to it, fsyncs it and removes
