@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
+	logsapi "k8s.io/component-base/logs/api/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/internal/nodeharness"
@@ -35,6 +36,8 @@ var _ = Describe("Page cache is not memory pressure", Label("Eviction", "Memory"
 		threshold := obs.MemoryAvailable - 400*nodeharness.Mi
 		setKubeletConfig(ctx, map[string]bool{"EvictionReclaimableMemory": true}, func(c *kubeletconfig.KubeletConfiguration) {
 			c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{"memory.available": nodeharness.Quantity(threshold)})
+			// The passes are counted from the kubelet's verbosity-3 log.
+			c.Logging.Verbosity = logsapi.VerbosityLevel(3)
 		})
 		kubelet, err := f.KubeletProcess(ctx)
 		Expect(err).NotTo(HaveOccurred())
