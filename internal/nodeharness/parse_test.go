@@ -323,3 +323,18 @@ func TestParseEvictionTimes(t *testing.T) {
 		t.Errorf("parseEvictionTimes = %v, want %v", got, want)
 	}
 }
+
+func TestParseKubeconfigServer(t *testing.T) {
+	conf := "apiVersion: v1\nclusters:\n- cluster:\n    certificate-authority-data: x\n    server: https://evictkit-control-plane:6443\n  name: default\n"
+	if h, p, err := ParseKubeconfigServer(conf); err != nil || h != "evictkit-control-plane" || p != "6443" {
+		t.Errorf("= %q, %q, %v; want evictkit-control-plane, 6443", h, p, err)
+	}
+	if h, p, err := ParseKubeconfigServer("    server: https://10.0.0.1\n"); err != nil || h != "10.0.0.1" || p != "443" {
+		t.Errorf("no port: %q, %q, %v; want 10.0.0.1, 443", h, p, err)
+	}
+	for _, bad := range []string{"", "server: a\nserver: b\n", "server: ::nope\n"} {
+		if _, _, err := ParseKubeconfigServer(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}

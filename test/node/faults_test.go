@@ -1,0 +1,151 @@
+package nodee2e
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+
+	"github.com/evictkit/evictkit/internal/nodeharness"
+	"github.com/evictkit/evictkit/internal/nodeharness/suite"
+)
+
+var _ = Describe("API server unreachable under pressure", Label("Eviction", "Memory", "Faults", "Serial"), func() {
+	// A rule in the node's own network namespace drops the kubelet's
+	// packets to the API server; then a hog starts to grow past a hard
+	// memory.available threshold 600 MiB below the start, next to a
+	// Guaranteed bystander. The kubelet must evict the hog on its own
+	// (its log says so while the API server still shows the pod running),
+	// and once the rule is gone the pod's status (Failed, Evicted,
+	// DisruptionTarget), its one Evicted event and one count in
+	// kubelet_evictions must reach the API server; the bystander stays,
+	// the node stays Ready and the kubelet never restarts. The cut lasts
+	// only until the eviction, well under the node's 40 s lease.
+	It("evicts on its own while cut off, and reports the eviction once when the link is back", func(ctx SpecContext) {
+		By("waiting until the node has no pressure condition")
+		Eventually(ctx, f.NodePressures).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).Should(BeEmpty())
+		obs, err := f.Observe(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		threshold := obs.MemoryAvailable - 600*nodeharness.Mi
+		setKubeletConfig(ctx, nil, func(c *kubeletconfig.KubeletConfiguration) {
+			c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{"memory.available": nodeharness.Quantity(threshold)})
+		})
+		kubelet, err := f.KubeletProcess(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		before, err := f.EvictionCounts(ctx)
+		Expect(err).NotTo(HaveOccurred())
+
+		stamp := time.Now().UTC().Format("20060102T150405")
+		start := "evictkit-faults-start-" + stamp
+		DeferCleanup(func(ctx SpecContext) {
+			_, err := f.Exec(ctx, "rm", "-f", "/tmp/"+start)
+			Expect(err).NotTo(HaveOccurred())
+		}, NodeTimeout(time.Minute))
+		ns := createNamespace(ctx, "api-cut")
+		By("creating a hog that waits for its start and a Guaranteed bystander")
+		for _, p := range []*corev1.Pod{
+			f.Pod("hog", []string{"memory", "-size", "1000Mi", "-rate", "100Mi", "-after", "/start/" + start},
+				nodeharness.HostDir("start", "/tmp", "/start")),
+			f.Pod("bystander", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi")),
+		} {
+			_, err := f.CreatePod(ctx, ns, p)
+			Expect(err).NotTo(HaveOccurred())
+		}
+		Eventually(ctx, func(g Gomega) {
+			pods, err := f.Pods(ctx, ns)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(pods).To(HaveLen(2))
+			for i := range pods {
+				g.Expect(nodeharness.IsRunning(&pods[i])).To(BeTrue(), nodeharness.DescribePod(&pods[i]))
+			}
+		}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
+
+		By("cutting the node off the API server")
+		host, port, err := f.KubeletAPIServer(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		cutAt := time.Now()
+		restore := cutAPIServer(ctx, port, "evictkit-fault-"+stamp)
+		DeferCleanup(func(ctx SpecContext) { restore(ctx) }, NodeTimeout(time.Minute))
+		_, err = f.Exec(ctx, "timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/"+host+"/"+port)
+		Expect(err).To(HaveOccurred(), "the node still reaches the API server at %s:%s", host, port)
+
+		By("starting the hog")
+		_, err = f.Exec(ctx, "touch", "/tmp/"+start)
+		Expect(err).NotTo(HaveOccurred())
+		key := ns + "/hog"
+		Eventually(ctx, func(g Gomega) {
+			times, err := f.EvictionTimes(ctx, cutAt)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(times).To(HaveKey(key), "the kubelet has not logged an eviction of %s", key)
+			g.Expect(times).NotTo(HaveKey(ns+"/bystander"), "the kubelet evicted the bystander")
+		}).WithTimeout(30 * time.Second).WithPolling(suite.Poll).Should(Succeed())
+		evictedAt := time.Now()
+		hog, err := f.Client.CoreV1().Pods(ns).Get(ctx, "hog", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(hog.Status.Phase).NotTo(Equal(corev1.PodFailed),
+			"the API server has the eviction while the node was cut off: the cut did not hold (%s)", nodeharness.DescribePod(hog))
+		GinkgoWriter.Printf("the kubelet evicted %s %s after the cut; the API server still shows %s\n",
+			key, evictedAt.Sub(cutAt).Round(time.Millisecond), nodeharness.DescribePod(hog))
+
+		By("restoring the link")
+		restore(ctx)
+		restoredAt := time.Now()
+		Eventually(ctx, func(g Gomega) {
+			p, err := f.Client.CoreV1().Pods(ns).Get(ctx, "hog", metav1.GetOptions{})
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodFailed), nodeharness.DescribePod(p))
+			hog = p
+		}).WithTimeout(2 * time.Minute).WithPolling(suite.Poll).Should(Succeed())
+		GinkgoWriter.Printf("the API server has the hog Failed %s after the link came back\n", time.Since(restoredAt).Round(time.Second))
+		expectEvicted(ctx, hog, evictionSpec{resource: "memory", offenders: true})
+
+		By("checking kubelet_evictions counted it once, the bystander runs, the node is Ready")
+		after, err := f.EvictionCounts(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		got := countsDelta(before, after)
+		if f.Kubelet == nodeharness.KubeletUpstream {
+			got = foldSameThreshold(got, "memory.available")
+		}
+		Expect(got).To(Equal(map[string]int{"memory.available": 1}))
+		bystander, err := f.Client.CoreV1().Pods(ns).Get(ctx, "bystander", metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(bystander).To(Satisfy(nodeharness.IsRunning), nodeharness.DescribePod(bystander))
+		Eventually(ctx, func(g Gomega) {
+			n, err := f.GetNode(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(nodeharness.IsReady(n)).To(BeTrue(), "node %s is not Ready", f.Node)
+		}).WithTimeout(time.Minute).WithPolling(suite.Poll).Should(Succeed())
+		now, err := f.KubeletProcess(ctx)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(now).To(Equal(kubelet), "the kubelet restarted")
+	})
+})
+
+// cutAPIServer adds a rule to the node's OUTPUT chain (in the node's own
+// network namespace) that drops every packet to the API server's port
+// (kind's API server is another node's container, so the rule has no
+// effect outside this node),
+// and returns what removes it: safe to call more than once.
+func cutAPIServer(ctx context.Context, port, comment string) func(context.Context) {
+	rule := []string{"OUTPUT", "-p", "tcp", "--dport", port, "-m", "comment", "--comment", comment, "-j", "DROP"}
+	_, err := f.Exec(ctx, append([]string{"iptables", "-w", "-I"}, rule...)...)
+	Expect(err).NotTo(HaveOccurred())
+	return func(ctx context.Context) {
+		for {
+			if _, err := f.Exec(ctx, append([]string{"iptables", "-w", "-C"}, rule...)...); err != nil {
+				if !strings.Contains(err.Error(), "exit status 1") {
+					Fail(fmt.Sprintf("checking the rule %q: %v", comment, err))
+				}
+				return
+			}
+			_, err := f.Exec(ctx, append([]string{"iptables", "-w", "-D"}, rule...)...)
+			Expect(err).NotTo(HaveOccurred())
+		}
+	}
+}
