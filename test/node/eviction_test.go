@@ -117,6 +117,9 @@ type evictionSpec struct {
 	configureOnceHolding bool
 	// pods are the spec's pods.
 	pods func() []victim
+	// whilePressureBuilds runs once every pod is created, before the spec
+	// waits for the pressure (a fault to inject while the hogs grow).
+	whilePressureBuilds func(ctx SpecContext, ns string)
 	// afterEvictions runs once the evictions are checked, before the
 	// evicted pods are removed and the condition must clear.
 	afterEvictions func(ctx SpecContext, ns string)
@@ -208,6 +211,9 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		if v.followLog {
 			w.logs[v.pod.Name] = f.FollowContainerLog(ctx, ns, v.pod.Name)
 		}
+	}
+	if s.whilePressureBuilds != nil {
+		s.whilePressureBuilds(ctx, ns)
 	}
 	if s.configureOnceHolding {
 		By("waiting until every pod holds what it takes")

@@ -127,6 +127,67 @@ var _ = Describe("API server unreachable under pressure", Label("Eviction", "Mem
 	})
 })
 
+var _ = Describe("containerd restarted under pressure", Label("Eviction", "Memory", "Faults", "Serial"), func() {
+	// A hog grows at 50 MiB/s past a hard memory.available threshold 600
+	// MiB below the start, next to a Guaranteed bystander; once it has
+	// started to grow, the node's containerd is restarted (the containers
+	// run on in their shims). The kubelet must get its runtime back and
+	// evict the hog, once: one Evicted event, one count in
+	// kubelet_evictions, the bystander left, the kubelet never restarted
+	// (runEviction's checks).
+	It("evicts once although containerd restarts while the hog grows", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "containerd-restart",
+			condition: corev1.NodeMemoryPressure,
+			signal:    "memory.available",
+			resource:  "memory",
+			offenders: true,
+			configure: func(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{
+					"memory.available": nodeharness.Quantity(o.MemoryAvailable - 600*nodeharness.Mi),
+				})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 0, pod: f.Pod("bystander", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi"))},
+					{order: 1, pod: f.Pod("hog", []string{"memory", "-size", "1000Mi", "-rate", "50Mi"})},
+				}
+			},
+			whilePressureBuilds: func(ctx SpecContext, ns string) {
+				By("waiting until the hog grows")
+				Eventually(ctx, func(g Gomega) {
+					stopIfEnded(ctx, g, ns, "hog", "it started to grow")
+					lines, err := f.ContainerLog(ctx, ns, "hog")
+					g.Expect(err).NotTo(HaveOccurred())
+					g.Expect(lines).To(ContainElement(HaveField("Text", HavePrefix("memory: "))), "the hog has not logged its growth")
+				}).WithTimeout(admitTimeout).WithPolling(suite.Poll).Should(Succeed())
+				restartContainerd(ctx)
+			},
+		})
+	})
+})
+
+// restartContainerd restarts the node's containerd and waits until it is
+// active again with a new process.
+func restartContainerd(ctx context.Context) {
+	By("restarting the node's containerd")
+	pid := func() string {
+		out, err := f.Exec(ctx, "systemctl", "show", "-p", "MainPID", "--value", "containerd")
+		Expect(err).NotTo(HaveOccurred())
+		return strings.TrimSpace(out)
+	}
+	was := pid()
+	_, err := f.Exec(ctx, "systemctl", "restart", "containerd")
+	Expect(err).NotTo(HaveOccurred())
+	Eventually(ctx, func(g Gomega) {
+		out, err := f.Exec(ctx, "systemctl", "is-active", "containerd")
+		g.Expect(err).NotTo(HaveOccurred(), "containerd: %s", out)
+		now := pid()
+		g.Expect(now).NotTo(Or(Equal(was), Equal("0")), "containerd's process is still %s", was)
+	}).WithTimeout(time.Minute).WithPolling(suite.Poll).Should(Succeed())
+	GinkgoWriter.Printf("containerd restarted (process %s before)\n", was)
+}
+
 // cutAPIServer adds a rule to the node's OUTPUT chain (in the node's own
 // network namespace) that drops every packet to the API server's port
 // (kind's API server is another node's container, so the rule has no
