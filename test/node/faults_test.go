@@ -167,6 +167,42 @@ var _ = Describe("containerd restarted under pressure", Label("Eviction", "Memor
 	})
 })
 
+var _ = Describe("Disk really full", Label("Eviction", "Disk", "Faults", "Serial"), func() {
+	// On the node with the small dedicated filesystem (1536 MiB for nodefs
+	// and images), a writer fills an emptyDir at 200 MiB/s with more than
+	// the filesystem holds, and holds what it wrote once the kernel says
+	// ENOSPC; a bystander waits. The filesystem reaches 100 % before either
+	// kubelet's 10 s loop can act (the writer's own log must say it ran
+	// out of room, or the spec proves nothing). The kubelet must keep
+	// running, evict the writer (its emptyDir goes with it) and the node
+	// recover on its own: DiskPressure clears, a new pod is admitted, the
+	// bystander still runs, the kubelet never restarted (runEviction's
+	// checks).
+	It("evicts a writer that filled nodefs to the last byte, and the node recovers", func(ctx SpecContext) {
+		runEviction(ctx, evictionSpec{
+			name:      "disk-full",
+			condition: corev1.NodeDiskPressure,
+			signal:    "nodefs.available",
+			resource:  "ephemeral-storage",
+			prepare:   pruneImages,
+			configure: func(c *kubeletconfig.KubeletConfiguration, _ nodeharness.Observations) {
+				c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{"nodefs.available": "10%"})
+			},
+			pods: func() []victim {
+				return []victim{
+					{order: 0, pod: f.Pod("bystander", []string{"sleep"})},
+					{order: 1, followLog: true, pod: f.Pod("writer", []string{"disk", "-dir", "/scratch", "-size", "2Gi", "-rate", "200Mi"},
+						nodeharness.EmptyDir("/scratch", "", ""))},
+				}
+			},
+			checkEvicted: func(_ context.Context, p *corev1.Pod, t evictionTiming) {
+				Expect(nodeharness.Texts(t.log)).To(ContainElement(MatchRegexp(`^disk: stopped at \d+ MiB of 2048 MiB \(no more room\)$`)),
+					"the writer never ran out of room: the filesystem was not full, the spec shows nothing; its log: %v", nodeharness.Texts(t.log))
+			},
+		})
+	})
+})
+
 // restartContainerd restarts the node's containerd and waits until it is
 // active again with a new process.
 func restartContainerd(ctx context.Context) {
