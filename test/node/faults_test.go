@@ -72,8 +72,15 @@ var _ = Describe("API server unreachable under pressure", Label("Eviction", "Mem
 		cutAt := time.Now()
 		restore := cutAPIServer(ctx, port, "evictkit-fault-"+stamp)
 		DeferCleanup(func(ctx SpecContext) { restore(ctx) }, NodeTimeout(time.Minute))
-		_, err = f.Exec(ctx, "timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/"+host+"/"+port)
-		Expect(err).To(HaveOccurred(), "the node still reaches the API server at %s:%s", host, port)
+		for _, family := range []string{"ahostsv4", "ahostsv6"} {
+			out, err := f.Exec(ctx, "getent", family, host)
+			if err != nil {
+				continue // no address of this family
+			}
+			addr := strings.Fields(out)[0]
+			_, err = f.Exec(ctx, "timeout", "3", "bash", "-c", "exec 3<>/dev/tcp/"+addr+"/"+port)
+			Expect(err).To(HaveOccurred(), "the node still reaches the API server at %s port %s", addr, port)
+		}
 
 		By("starting the hog")
 		_, err = f.Exec(ctx, "touch", "/tmp/"+start)
@@ -224,25 +231,32 @@ func restartContainerd(ctx context.Context) {
 	GinkgoWriter.Printf("containerd restarted (process %s before)\n", was)
 }
 
-// cutAPIServer adds a rule to the node's OUTPUT chain (in the node's own
-// network namespace) that drops every packet to the API server's port
-// (kind's API server is another node's container, so the rule has no
-// effect outside this node),
-// and returns what removes it: safe to call more than once.
+// cutAPIServer adds rules to the node's OUTPUT chains, IPv4 and IPv6 (in
+// the node's own network namespace), that drop every packet to the API
+// server's port (kind's API server is another node's container, so the
+// rules have no effect outside this node; kind's network has both
+// families, and the node's resolver prefers IPv6 while the kubelet's
+// connection is IPv4), and returns what removes them: safe to call more
+// than once.
 func cutAPIServer(ctx context.Context, port, comment string) func(context.Context) {
 	rule := []string{"OUTPUT", "-p", "tcp", "--dport", port, "-m", "comment", "--comment", comment, "-j", "DROP"}
-	_, err := f.Exec(ctx, append([]string{"iptables", "-w", "-I"}, rule...)...)
-	Expect(err).NotTo(HaveOccurred())
+	tools := []string{"iptables", "ip6tables"}
+	for _, tool := range tools {
+		_, err := f.Exec(ctx, append([]string{tool, "-w", "-I"}, rule...)...)
+		Expect(err).NotTo(HaveOccurred())
+	}
 	return func(ctx context.Context) {
-		for {
-			if _, err := f.Exec(ctx, append([]string{"iptables", "-w", "-C"}, rule...)...); err != nil {
-				if !strings.Contains(err.Error(), "exit status 1") {
-					Fail(fmt.Sprintf("checking the rule %q: %v", comment, err))
+		for _, tool := range tools {
+			for {
+				if _, err := f.Exec(ctx, append([]string{tool, "-w", "-C"}, rule...)...); err != nil {
+					if !strings.Contains(err.Error(), "exit status 1") {
+						Fail(fmt.Sprintf("%s: checking the rule %q: %v", tool, comment, err))
+					}
+					break
 				}
-				return
+				_, err := f.Exec(ctx, append([]string{tool, "-w", "-D"}, rule...)...)
+				Expect(err).NotTo(HaveOccurred())
 			}
-			_, err := f.Exec(ctx, append([]string{"iptables", "-w", "-D"}, rule...)...)
-			Expect(err).NotTo(HaveOccurred())
 		}
 	}
 }
