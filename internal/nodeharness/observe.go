@@ -57,6 +57,22 @@ func (f *Framework) PodMemoryWorkingSet(ctx context.Context, ns, pod string) (in
 	return 0, false, nil
 }
 
+// PodEphemeralStorage is a pod's local ephemeral storage use as the
+// kubelet's Summary API reports it now, and whether it reports one (the
+// figures the eviction manager ranks disk signals on).
+func (f *Framework) PodEphemeralStorage(ctx context.Context, ns, pod string) (int64, bool, error) {
+	s, err := f.Summary(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	for _, p := range s.Pods {
+		if p.PodRef.Namespace == ns && p.PodRef.Name == pod && p.EphemeralStorage != nil && p.EphemeralStorage.UsedBytes != nil {
+			return int64(*p.EphemeralStorage.UsedBytes), true, nil
+		}
+	}
+	return 0, false, nil
+}
+
 // Observe reads the node's current observations; every one must be there.
 // The kubelet's figures are up to a housekeeping interval old: after the
 // node stopped the pods of a deleted namespace, Observe waits (up to a

@@ -15,7 +15,11 @@ func hogDisk(args []string) error {
 	size := quantity(fs, "size", "0", "bytes to write (required)")
 	rate := quantity(fs, "rate", "20Mi", "bytes per second")
 	file := quantity(fs, "file", "16Mi", "size of each file")
+	pause := pauseFlags(fs)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := pause.check(size); err != nil {
 		return err
 	}
 	if err := makeDir(*dir); err != nil {
@@ -24,7 +28,11 @@ func hogDisk(args []string) error {
 	buf := dataBuffer()
 	w := &fileWriter{dir: *dir, fileSize: file.bytes(), buf: buf}
 	defer w.close()
-	if err := grow("disk", size.bytes(), rate.bytes(), int64(len(buf)), mib, w.write); err != nil {
+	write := func(n int64) (int64, error) {
+		pause.wait("disk", taken.Load(), mib)
+		return w.write(n)
+	}
+	if err := grow("disk", size.bytes(), rate.bytes(), int64(len(buf)), mib, write); err != nil {
 		return err
 	}
 	if err := w.close(); err != nil && !outOfRoom(err) {

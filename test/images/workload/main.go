@@ -20,7 +20,7 @@
 //	    -after, only once FILE exists; with -pause-at, it stops at S
 //	    until the -resume FILE exists; with -threads, N threads touch
 //	    memory at once (each an equal share of size and rate).
-//	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi]
+//	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi] [-pause-at S -resume FILE]
 //	    files of -file bytes each under D, written and fsynced.
 //	workload inodes -dir D -count 5000 [-rate 500]
 //	    empty files under D.

@@ -16,20 +16,16 @@ func hogMemory(args []string) error {
 	rate := quantity(fs, "rate", "50Mi", "bytes per second")
 	freeze := fs.Bool("freeze-on-term", false, "stop growing at the first SIGTERM (hold what is taken): a kernel OOM kill then means the kill came too late")
 	after := fs.String("after", "", "start growing only once this file exists (a test creates it when its moment comes)")
-	pauseAt := quantity(fs, "pause-at", "0", "stop growing at this size until the -resume file exists (0: no pause)")
-	resume := fs.String("resume", "", "the file that ends the pause at -pause-at")
+	pause := pauseFlags(fs)
 	threads := fs.Int("threads", 1, "threads that touch memory at once, each taking an equal share of -size at an equal share of -rate")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *threads < 1 || (*threads > 1 && pauseAt.bytes() > 0) {
+	if *threads < 1 || (*threads > 1 && pause.at.bytes() > 0) {
 		return fmt.Errorf("-threads %d: want 1 or more, and 1 with -pause-at", *threads)
 	}
-	if (pauseAt.bytes() > 0) != (*resume != "") {
-		return fmt.Errorf("-pause-at and -resume go together (got -pause-at %s, -resume %q)", pauseAt.String(), *resume)
-	}
-	if pauseAt.bytes() >= size.bytes() && pauseAt.bytes() > 0 {
-		return fmt.Errorf("-pause-at %s must be below -size %s", pauseAt.String(), size.String())
+	if err := pause.check(size); err != nil {
+		return err
 	}
 	if *after != "" {
 		waitForFile(*after)
@@ -39,14 +35,9 @@ func hogMemory(args []string) error {
 	}
 	const chunk = 4 << 20
 	page := int64(syscall.Getpagesize())
-	paused := pauseAt.bytes() == 0
 	var err error
 	take := func(n int64) (int64, error) {
-		if !paused && taken.Load() >= pauseAt.bytes() {
-			fmt.Printf("memory: paused at %s\n", mib(taken.Load()))
-			waitForFile(*resume)
-			paused = true
-		}
+		pause.wait("memory", taken.Load(), mib)
 		mem, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
 		if err != nil {
 			return 0, fmt.Errorf("mmap %d bytes: %w", n, err)
