@@ -18,11 +18,11 @@ import (
 // The reclaimable rule on the real kernel (cgroup v1 on these hosts, v2 in
 // the VM of make test-cgroupv2): a helper in a test cgroup writes a file
 // on a disk and reads it twice, so the kernel puts its pages on the
-// active list, where upstream's working set counts them. The reclaimable
-// working set must leave nearly all of them out; with the file mapped and
-// touched it must not (mapped pages are not dropped for free). The file's
-// size is the oracle: what the kernel charged for it, not what the rule
-// computed.
+// active list (on these hosts it does), where upstream's working set
+// counts them. The reclaimable working set must leave nearly all of the
+// file out, on whichever list the kernel keeps it; with the file mapped
+// and touched it must keep it (mapped pages are not dropped for free).
+// The file's size is the oracle, not what the rule computed.
 func TestReclaimableRuleOnRealKernel(t *testing.T) {
 	const size = 64 << 20
 	dir := diskTempDir(t)
@@ -54,19 +54,20 @@ func TestReclaimableRuleOnRealKernel(t *testing.T) {
 			}
 			t.Logf("usage %d MiB, mapped %d MiB: upstream's working set %d MiB, reclaimable rule's %d MiB",
 				cg.usage(t, cg.dir)>>20, cgroupStat(t, cg.dir, mappedKey)>>20, upstream>>20, reclaimable>>20)
-			// The premise: read twice, the file is on the active list and
-			// upstream's working set counts (nearly) all of it.
-			if upstream < size*3/4 {
-				t.Fatalf("upstream's working set is %d MiB with a %d MiB file read twice: the kernel did not activate its pages, the test shows nothing", upstream>>20, size>>20)
-			}
+			usage := cg.usage(t, cg.dir)
 			if tc.mapped {
-				if upstream-reclaimable > size/8 {
-					t.Errorf("mapped: the rule left out %d MiB of a mapped file's %d MiB", (upstream-reclaimable)>>20, size>>20)
+				if reclaimable < size*3/4 {
+					t.Errorf("mapped: the rule's working set is %d MiB: it left out the mapped file's %d MiB", reclaimable>>20, size>>20)
 				}
 				return
 			}
-			if upstream-reclaimable < size*3/4 {
-				t.Errorf("clean: the rule left out only %d MiB of a clean cached file's %d MiB", (upstream-reclaimable)>>20, size>>20)
+			if reclaimable > usage-size*3/4 {
+				t.Errorf("clean: the rule's working set is %d MiB of %d MiB usage: it counts the clean cached file's %d MiB", reclaimable>>20, usage>>20, size>>20)
+			}
+			// Where the kernel moved the pages to the active list (read
+			// twice: it does on these hosts), upstream counts them.
+			if upstream >= size*3/4 {
+				t.Logf("upstream's working set counts the file: its pages are active")
 			}
 		})
 	}
