@@ -160,18 +160,11 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("observations: %+v\n", obs)
 
-	var (
-		kubelet nodeharness.KubeletProcess
-		before  map[string]int
-	)
+	var baseline kubeletBaseline
 	configure := func() {
 		By("setting the eviction thresholds relative to the observations")
 		setKubeletConfig(ctx, s.featureGates, func(c *kubeletconfig.KubeletConfiguration) { s.configure(c, obs) })
-		var err error
-		kubelet, err = f.KubeletProcess(ctx)
-		Expect(err).NotTo(HaveOccurred())
-		before, err = f.EvictionCounts(ctx)
-		Expect(err).NotTo(HaveOccurred())
+		baseline = takeKubeletBaseline(ctx)
 	}
 	if !s.configureOnceHolding {
 		configure()
@@ -296,19 +289,7 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		Expect(got).To(Satisfy(nodeharness.IsRunning), "pod %s had to stay: %s", v.pod.Name, nodeharness.DescribePod(got))
 	}
 
-	By("checking kubelet_evictions rose by exactly the evictions")
-	after, err := f.EvictionCounts(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	got := countsDelta(before, after)
-	if f.Kubelet == nodeharness.KubeletUpstream {
-		got = foldSameThreshold(got, s.signal)
-	}
-	Expect(got).To(Equal(wantCounts))
-
-	By("checking the kubelet never restarted on its own")
-	now, err := f.KubeletProcess(ctx)
-	Expect(err).NotTo(HaveOccurred())
-	Expect(now).To(Equal(kubelet))
+	baseline.expectSince(ctx, s.signal, wantCounts)
 }
 
 // expectKubeletOrder checks the order of the evictions by the kubelet's
@@ -494,6 +475,45 @@ func expectOneEvictedEvent(ctx context.Context, p *corev1.Pod) corev1.Event {
 	Expect(events).To(HaveLen(1), "pod %s: want exactly one Evicted event", p.Name)
 	Expect(events[0].Count).To(BeNumerically("<=", 1), "pod %s: the Evicted event was recorded %d times", p.Name, events[0].Count)
 	return events[0]
+}
+
+// kubeletBaseline is what the end of a spec is held to: the kubelet's
+// process and its kubelet_evictions counts once the spec's configuration
+// is in effect.
+type kubeletBaseline struct {
+	process nodeharness.KubeletProcess
+	counts  map[string]int
+}
+
+// takeKubeletBaseline reads the baseline from the node.
+func takeKubeletBaseline(ctx context.Context) kubeletBaseline {
+	var b kubeletBaseline
+	var err error
+	b.process, err = f.KubeletProcess(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	b.counts, err = f.EvictionCounts(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	return b
+}
+
+// expectSince checks that kubelet_evictions rose by exactly want since
+// the baseline (kubelet-upstream's counts folded into signal, the spec's
+// threshold, see sameThreshold) and that the kubelet never restarted on
+// its own.
+func (b kubeletBaseline) expectSince(ctx context.Context, signal string, want map[string]int) {
+	By("checking kubelet_evictions rose by exactly the evictions")
+	after, err := f.EvictionCounts(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	got := countsDelta(b.counts, after)
+	if f.Kubelet == nodeharness.KubeletUpstream {
+		got = foldSameThreshold(got, signal)
+	}
+	Expect(got).To(Equal(want))
+
+	By("checking the kubelet never restarted on its own")
+	now, err := f.KubeletProcess(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(now).To(Equal(b.process), "the kubelet restarted")
 }
 
 // countsDelta is after − before, signals that did not change left out.

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
 	corev1 "k8s.io/api/core/v1"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
@@ -29,14 +28,7 @@ var _ = Describe("Hard threshold during a soft eviction", Label("Eviction", "Mem
 	// threshold: the first hog ends with the second still running.
 	It("evicts for a hard threshold while a soft eviction's pod terminates", func(ctx SpecContext) {
 		expectControlFailure("ended before")
-		// The second hog's signals: files in the node's /tmp, which the pod
-		// sees in /start.
-		stamp := time.Now().UTC().Format("20060102T150405")
-		start, resume := "evictkit-hard-during-soft-start-"+stamp, "evictkit-hard-during-soft-resume-"+stamp
-		DeferCleanup(func(ctx SpecContext) {
-			_, err := f.Exec(ctx, "rm", "-f", "/tmp/"+start, "/tmp/"+resume)
-			Expect(err).NotTo(HaveOccurred())
-		}, NodeTimeout(time.Minute))
+		start, resume := newNodeSignal("hard-during-soft-start"), newNodeSignal("hard-during-soft-resume")
 		runEviction(ctx, evictionSpec{
 			name:         "hard-during-soft",
 			condition:    corev1.NodeMemoryPressure,
@@ -59,20 +51,18 @@ var _ = Describe("Hard threshold during a soft eviction", Label("Eviction", "Mem
 			pods: func() []victim {
 				return []victim{
 					{order: 2, pod: f.Pod("hard-hog", []string{"memory", "-size", "1100Mi", "-rate", "40Mi",
-						"-after", "/start/" + start, "-pause-at", "300Mi", "-resume", "/start/" + resume},
-						nodeharness.HostDir("start", "/tmp", "/start"), nodeharness.MemoryRequest("200Mi"),
+						"-after", start.path(), "-pause-at", "300Mi", "-resume", resume.path()},
+						signalMount, nodeharness.MemoryRequest("200Mi"),
 						nodeharness.PriorityClass(nodeharness.LowPriority))},
 					{order: 1, terminatesLate: true,
 						pod: f.Pod("soft-hog", nodeharness.MemoryHog("800Mi"), nodeharness.GracePeriod(120),
 							nodeharness.PriorityClass(nodeharness.HighPriority)),
 						onEvicted: func(ctx context.Context, ns string) {
 							By("letting the second hog grow to 300 MiB")
-							_, err := f.Exec(ctx, "touch", "/tmp/"+start)
-							Expect(err).NotTo(HaveOccurred())
+							start.give(ctx)
 							waitShown(ctx, ns, "hard-hog", 300*nodeharness.Mi)
 							By("letting the second hog grow on")
-							_, err = f.Exec(ctx, "touch", "/tmp/"+resume)
-							Expect(err).NotTo(HaveOccurred())
+							resume.give(ctx)
 						}},
 				}
 			},
