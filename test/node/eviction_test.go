@@ -521,13 +521,16 @@ func (b kubeletBaseline) expectSince(ctx context.Context, signal string, want ma
 // the kubelet derives from the same setting on these nodes, so they are
 // met in the same pass: allocatableMemory.available copies
 // memory.available's hard threshold (enforceNodeAllocatable includes
-// pods), and the containerfs thresholds copy nodefs's or imagefs's where
-// the container filesystem is one of those. Which one upstream's kubelet
+// pods), the containerfs thresholds copy nodefs's or imagefs's where
+// the container filesystem is one of those, and imagefs.available is met
+// with nodefs.available where the images share nodefs's filesystem and a
+// spec sets both alike (Disk really full; on v1.38.0-beta.0 upstream's
+// kubelet once named imagefs.available for it). Which one upstream's kubelet
 // names in kubelet_evictions depends on map order; ours takes the first in
 // signal order, the spec's signal (README: fixed rules).
 var sameThreshold = map[string][]string{
 	"memory.available":   {"allocatableMemory.available"},
-	"nodefs.available":   {"containerfs.available"},
+	"nodefs.available":   {"containerfs.available", "imagefs.available"},
 	"nodefs.inodesFree":  {"containerfs.inodesFree"},
 	"imagefs.available":  {"containerfs.available"},
 	"imagefs.inodesFree": {"containerfs.inodesFree"},
