@@ -111,14 +111,7 @@ func (f *Framework) restartKubelet(ctx context.Context, want *kubeletconfig.Kube
 		if n, err := f.kubeletRestarts(ctx); err == nil && n > base {
 			return false, fmt.Errorf("the kubelet exits with this configuration: %s", f.kubeletErrors(ctx, restarted))
 		}
-		n, err := f.GetNode(ctx)
-		if err != nil {
-			last = err.Error()
-			return false, nil
-		}
-		ready, heartbeat := kindcluster.NodeReady(n)
-		if !ready || heartbeat.Before(restarted) {
-			last = fmt.Sprintf("no Ready heartbeat since the restart (ready=%v, last %s)", ready, heartbeat.Format(time.RFC3339))
+		if last = f.notReadySince(ctx, restarted); last != "" {
 			return false, nil
 		}
 		got, err := f.RunningKubeletConfig(ctx)
@@ -139,6 +132,50 @@ func (f *Framework) restartKubelet(ctx context.Context, want *kubeletconfig.Kube
 		return fmt.Errorf("node %s: kubelet not back within 3m after a restart: %s", f.Node, last)
 	}
 	return nil
+}
+
+// notReadySince says why the node has not posted a Ready status since a
+// time; "" once it has.
+func (f *Framework) notReadySince(ctx context.Context, since time.Time) string {
+	n, err := f.GetNode(ctx)
+	if err != nil {
+		return err.Error()
+	}
+	if ready, heartbeat := kindcluster.NodeReady(n); !ready || heartbeat.Before(since) {
+		return fmt.Sprintf("no Ready heartbeat since %s (ready=%v, last %s)", since.Format(time.RFC3339), ready, heartbeat.Format(time.RFC3339))
+	}
+	return ""
+}
+
+// KillKubelet ends the kubelet's process with SIGKILL, as a crash would,
+// and waits until systemd has started a new one (kind's unit restarts it)
+// and the node has posted a Ready status since. It returns the process
+// that was killed and the one that replaced it.
+func (f *Framework) KillKubelet(ctx context.Context) (was, now KubeletProcess, err error) {
+	if was, err = f.KubeletProcess(ctx); err != nil {
+		return was, now, err
+	}
+	killed := time.Now().Truncate(time.Second)
+	if _, err = f.Exec(ctx, "kill", "-KILL", strconv.Itoa(was.PID)); err != nil {
+		return was, now, fmt.Errorf("node %s: killing the kubelet (process %d): %w", f.Node, was.PID, err)
+	}
+	var last string
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 3*time.Minute, true, func(ctx context.Context) (bool, error) {
+		p, err := f.KubeletProcess(ctx)
+		if err != nil || p.PID == was.PID {
+			last = fmt.Sprintf("no new kubelet process yet (%v)", err)
+			return false, nil
+		}
+		if last = f.notReadySince(ctx, killed); last != "" {
+			return false, nil
+		}
+		now = p
+		return true, nil
+	})
+	if err != nil {
+		return was, now, fmt.Errorf("node %s: kubelet not back within 3m after SIGKILL: %s (%w)", f.Node, last, err)
+	}
+	return was, now, nil
 }
 
 // kubeletErrors returns the kubelet's last error lines since a time.

@@ -120,6 +120,11 @@ type evictionSpec struct {
 	// whilePressureBuilds runs once every pod is created, before the spec
 	// waits for the pressure (a fault to inject while the hogs grow).
 	whilePressureBuilds func(ctx SpecContext, ns string)
+	// killKubeletOnceEvicted: once the pressure is reported and these pods'
+	// Evicted events are recorded, the kubelet is killed with SIGKILL and
+	// systemd starts a new one (the baseline then counts both processes'
+	// evictions).
+	killKubeletOnceEvicted []string
 	// afterEvictions runs once the evictions are checked, before the
 	// evicted pods are removed and the condition must clear.
 	afterEvictions func(ctx SpecContext, ns string)
@@ -160,11 +165,11 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 	Expect(err).NotTo(HaveOccurred())
 	GinkgoWriter.Printf("observations: %+v\n", obs)
 
-	var baseline kubeletBaseline
+	baseline := &kubeletBaseline{}
 	configure := func() {
 		By("setting the eviction thresholds relative to the observations")
 		setKubeletConfig(ctx, s.featureGates, func(c *kubeletconfig.KubeletConfiguration) { s.configure(c, obs) })
-		baseline = takeKubeletBaseline(ctx)
+		*baseline = takeKubeletBaseline(ctx)
 	}
 	if !s.configureOnceHolding {
 		configure()
@@ -228,6 +233,13 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 			g.Expect(ok).To(BeTrue(), "%s not yet reported; pods: %s", s.condition, w.summary())
 			pressureSince = since
 		}).WithTimeout(suite.PressureTimeout).WithPolling(suite.Poll).Should(Succeed())
+	}
+
+	if len(s.killKubeletOnceEvicted) > 0 {
+		for _, name := range s.killKubeletOnceEvicted {
+			waitEvictedEvent(ctx, ns, name)
+		}
+		baseline.killKubelet(ctx)
 	}
 
 	By("waiting for the evictions, in order")
@@ -479,10 +491,28 @@ func expectOneEvictedEvent(ctx context.Context, p *corev1.Pod) corev1.Event {
 
 // kubeletBaseline is what the end of a spec is held to: the kubelet's
 // process and its kubelet_evictions counts once the spec's configuration
-// is in effect.
+// is in effect, and what processes the spec killed had counted since.
 type kubeletBaseline struct {
 	process nodeharness.KubeletProcess
 	counts  map[string]int
+	carried map[string]int
+}
+
+// killKubelet kills the kubelet (nodeharness.KillKubelet) and moves the
+// baseline to the new process, carrying what the killed one had counted
+// since the baseline (read just before the kill).
+func (b *kubeletBaseline) killKubelet(ctx context.Context) {
+	By("killing the kubelet with SIGKILL")
+	counts, err := f.EvictionCounts(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	was, now, err := f.KillKubelet(ctx)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(was).To(Equal(b.process), "the kubelet had restarted before the spec killed it")
+	GinkgoWriter.Printf("kubelet process %d killed; systemd started %d\n", was.PID, now.PID)
+	b.carried = addCounts(b.carried, countsDelta(b.counts, counts))
+	b.process = now
+	b.counts, err = f.EvictionCounts(ctx)
+	Expect(err).NotTo(HaveOccurred())
 }
 
 // takeKubeletBaseline reads the baseline from the node.
@@ -504,7 +534,7 @@ func (b kubeletBaseline) expectSince(ctx context.Context, signal string, want ma
 	By("checking kubelet_evictions rose by exactly the evictions")
 	after, err := f.EvictionCounts(ctx)
 	Expect(err).NotTo(HaveOccurred())
-	got := countsDelta(b.counts, after)
+	got := addCounts(countsDelta(b.counts, after), b.carried)
 	if f.Kubelet == nodeharness.KubeletUpstream {
 		got = foldSameThreshold(got, signal)
 	}
@@ -516,7 +546,6 @@ func (b kubeletBaseline) expectSince(ctx context.Context, signal string, want ma
 	Expect(now).To(Equal(b.process), "the kubelet restarted")
 }
 
-// countsDelta is after − before, signals that did not change left out.
 // sameThreshold lists, for a spec's signal, the signals whose thresholds
 // the kubelet derives from the same setting on these nodes, so they are
 // met in the same pass: allocatableMemory.available copies
@@ -549,6 +578,22 @@ func foldSameThreshold(counts map[string]int, signal string) map[string]int {
 	return out
 }
 
+// addCounts returns a + b, zero sums left out.
+func addCounts(a, b map[string]int) map[string]int {
+	out := maps.Clone(a)
+	if out == nil {
+		out = map[string]int{}
+	}
+	for k, v := range b {
+		out[k] += v
+		if out[k] == 0 {
+			delete(out, k)
+		}
+	}
+	return out
+}
+
+// countsDelta is after − before, signals that did not change left out.
 func countsDelta(before, after map[string]int) map[string]int {
 	d := map[string]int{}
 	for k, v := range after {

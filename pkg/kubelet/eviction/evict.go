@@ -51,20 +51,41 @@ func (m *managerImpl) evictPod(logger klog.Logger, e *podEviction) bool {
 		return false
 	}
 	//evictkit:end EvictionDryRun
+	//evictkit:begin EvictionResumeAfterRestart
+	var record *evictionRecord
+	if m.alpha[evictionResumeAfterRestart] {
+		if prev, ok := m.records.firstLook(logger, pod); ok {
+			m.finishResumed(logger, resumeKill(pod, prev, m.clock.Now()))
+			return true
+		}
+		r := m.recordStart(logger, e)
+		record = &r
+	}
+	//evictkit:end EvictionResumeAfterRestart
 	//nolint:forbidigo // the annotated event API is the one the kubelet records with.
 	m.recorder.AnnotatedEventf(pod, e.annotations, v1.EventTypeWarning, Reason, "%s", eventMessage)
 	logger.V(3).Info("Evicting pod", "pod", klog.KObj(pod), "podUID", pod.UID, "message", e.message)
-	grace := e.gracePeriodSeconds
+	m.killEvicted(logger, pod, e.gracePeriodSeconds, e.message, e.disruption)
+	//evictkit:begin EvictionResumeAfterRestart
+	if record != nil {
+		m.recordDone(logger, pod, *record)
+	}
+	//evictkit:end EvictionResumeAfterRestart
+	metrics.Evictions.WithLabelValues(e.signal).Inc()
+	return true
+}
+
+// killEvicted kills an evicted pod with a grace period, marking its status
+// evicted, and logs how the kill ended.
+func (m *managerImpl) killEvicted(logger klog.Logger, pod *v1.Pod, grace int64, message string, disruption bool) {
 	err := m.killPodFunc(pod, true, &grace, func(status *v1.PodStatus) {
-		markEvicted(status, pod, e.message, e.disruption)
+		markEvicted(status, pod, message, disruption)
 	})
 	if err != nil {
 		logger.Error(err, "Eviction manager: pod failed to evict", "pod", klog.KObj(pod))
 	} else {
 		logger.Info("Eviction manager: pod is evicted successfully", "pod", klog.KObj(pod))
 	}
-	metrics.Evictions.WithLabelValues(e.signal).Inc()
-	return true
 }
 
 // evictVictims evicts the target's victims and returns those it attempted,

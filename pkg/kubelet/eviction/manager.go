@@ -91,6 +91,11 @@ type managerImpl struct {
 	// (hard_during_soft.go).
 	podCleanedUp PodCleanedUpFunc
 	//evictkit:end EvictionHardDuringSoft
+	//evictkit:begin EvictionResumeAfterRestart
+	// records keeps evictions in progress in the pods' directories
+	// (resume_after_restart.go).
+	records evictionRecords
+	//evictkit:end EvictionResumeAfterRestart
 }
 
 var _ Manager = &managerImpl{}
@@ -174,6 +179,11 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 		m.syncMu.Unlock()
 	}
 	//evictkit:end EvictionHardDuringSoft
+	//evictkit:begin EvictionResumeAfterRestart
+	if m.alpha[evictionResumeAfterRestart] {
+		m.records.use(logger, diskInfoProvider)
+	}
+	//evictkit:end EvictionResumeAfterRestart
 	if m.config.KernelMemcgNotification || runtime.GOOS == "windows" {
 		m.startMemoryNotifiers(ctx, onNotification)
 	}

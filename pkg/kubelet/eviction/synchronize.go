@@ -60,6 +60,13 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 	if len(d.conditions) > 0 {
 		logger.V(3).Info("Eviction manager: node conditions", "nodeConditions", d.conditions)
 	}
+	//evictkit:begin EvictionResumeAfterRestart
+	if m.alpha[evictionResumeAfterRestart] && !m.alpha[evictionDryRun] {
+		if resumed := m.resumeEvictions(logger, pods); len(resumed) > 0 {
+			return resumed, nil
+		}
+	}
+	//evictkit:end EvictionResumeAfterRestart
 	if m.alphaFeatures.decided(m, logger, pods, stats, &d) {
 		return nil, nil
 	}
