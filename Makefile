@@ -31,7 +31,7 @@ STANDINS = $(wildcard bases/standins/*)
 GOFILES = find . -type f -name '*.go' -not -path './_output/*' -not -path './.git/*'
 
 .PHONY: help vm-node vm-node-down test vet fmt-check unit test-cgroupv2 bench fuzz mutation api-diff patches verify-patches rebase stage-tests upstream-tree kubelet upstream-e2e check-kubelet \
-	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e \
+	host-deps components engine-up engine-down node-image cluster cluster-down cluster-logs cluster-smoke test-node test-node-controls test-e2e e2e bench-e2e soak \
 	test-upstream-node test-upstream-node-down upstream-smoke upstream-smoke-control parity test-other-bases base-gate
 
 help: ## List the targets
@@ -212,6 +212,9 @@ test-node-controls: node-image ## Negative controls: every Alpha spec without it
 
 e2e: ## Main job: build everything, bring up the cluster, run test/node and test/e2e, print a summary, remove the cluster (KEEP_CLUSTER=1, KUBELET, LABELS)
 	@bash scripts/e2e.sh
+
+soak: node-image ## Random pressure on one worker, the history held to invariants, on each kubelet from one seed (DURATION=60m split between them, or all on KUBELET; SEED); reports in _output/reports/soak-*.md
+	@bash scripts/soak.sh
 
 bench-e2e: node-image ## Side-by-side eviction benchmark, ours (alpha gates on) vs kubelet-upstream on one node (RUNS, SCENARIOS, NODE, V2=1: the cgroup v2 VM node, REPORT=1)
 	@bash scripts/bench-e2e.sh

@@ -25,6 +25,11 @@
 #            to <cluster>-v2, LABELS to Memory (the specs of a memory
 #            signal: the ones cgroup v2 changes), no IMAGEFS_NODE; the
 #            CgroupV2 specs run only there
+#   SOAK     1: the Soak spec only (make soak runs it on each kubelet),
+#            with DURATION (a Go duration of s, m or h; default 60m) of
+#            random hogs from SEED (default 0: one from the clock, printed);
+#            report in _output/reports/soak-<kubelet>.md. Without SOAK the
+#            Soak spec is left out.
 #   CLUSTER, KUBECONFIG_PATH
 #            another cluster than the default (scripts/cluster-smoke.sh runs
 #            the Smoke specs on its one-node cluster); when set, that cluster
@@ -73,6 +78,28 @@ nodes=("${node}")
 suite_use_kubelet "${root}" "${cluster}" "${kubeconfig}" "${kubelet}" "${nodes[@]}"
 
 report="${root}/_output/reports/node-e2e${v2:+-v2}-${kubelet}${labels:+-${labels//[^A-Za-z0-9]/_}}"
+soak_args=()
+if [[ -n "${SOAK:-}" ]]; then
+	[[ "${SOAK}" == 1 ]] || die "SOAK=${SOAK}: want 1 or nothing"
+	[[ -z "${CONTROL:-}${v2}" ]] || die "SOAK=1 runs on a node of the kind cluster, with neither CONTROL nor V2"
+	duration="${DURATION:-60m}"
+	[[ "${duration}" =~ ^([1-9][0-9]*)(s|m|h)$ ]] || die "DURATION=${duration}: want a number of s, m or h (e.g. 30m)"
+	case "${BASH_REMATCH[2]}" in
+	s) minutes=$(((BASH_REMATCH[1] + 59) / 60)) ;;
+	m) minutes=${BASH_REMATCH[1]} ;;
+	h) minutes=$((BASH_REMATCH[1] * 60)) ;;
+	esac
+	seed="${SEED:-0}"
+	[[ "${seed}" =~ ^[0-9]+$ ]] || die "SEED=${seed}: want a number (0: one from the clock)"
+	labels="Soak"
+	report="${root}/_output/reports/soak-${kubelet}"
+	soak_args=(-soak-duration "${duration}" -soak-seed "${seed}" -soak-report "${report}.md")
+	# The hogs' duration, then the pressure's end, the cleanup and the
+	# kubelet's restarts.
+	export SUITE_MINUTES=$((minutes + 30))
+else
+	labels="${labels:+(${labels}) && }!Soak"
+fi
 filter="${labels}"
 # The CgroupV2 specs need the unified hierarchy: only the VM node has it.
 v1_only=""
@@ -100,4 +127,4 @@ if [[ -n "${v1_only}" ]]; then
 fi
 step "test-node: suites on ${node}${imagefs_node:+ and ${imagefs_node}} (kubelet ${kubelet}${filter:+, labels ${filter}}); diagnostics of failed specs in _output/logs/node-e2e/"
 suite_run "${root}" test-node ./test/node "${report}" "${REPEAT:-0}" "${filter}" \
-	-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}"
+	-root "${root}" -cluster "${cluster}" -node "${node}" -imagefs-node "${imagefs_node}" -kubeconfig "${kubeconfig}" -kubelet "${kubelet}" "${soak_args[@]}"

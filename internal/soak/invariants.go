@@ -89,6 +89,7 @@ const (
 var conditionFor = map[string]string{
 	"memory":            "MemoryPressure",
 	"ephemeral-storage": "DiskPressure",
+	"inodes":            "DiskPressure",
 	"pids":              "PIDPressure",
 }
 

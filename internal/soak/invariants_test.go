@@ -40,6 +40,14 @@ func TestCheck(t *testing.T) {
 		{name: "evicted with no pressure", edit: func(h *History) { h.Evictions[0].At = at(60) }, want: map[string]int{NoPressure: 1}},
 		{name: "evicted a status period before the condition", edit: func(h *History) { h.Evictions[0].At = at(1) }, want: map[string]int{}},
 		{name: "wrong condition", edit: func(h *History) { h.Evictions[0].Resource = "ephemeral-storage" }, want: map[string]int{NoPressure: 1}},
+		{name: "inodes under DiskPressure", edit: func(h *History) {
+			h.Evictions[0].Resource = "inodes"
+			for _, c := range h.Conditions[1:3] {
+				c.Pressure["DiskPressure"] = c.Pressure["MemoryPressure"]
+				delete(c.Pressure, "MemoryPressure")
+			}
+		}, want: map[string]int{}},
+		{name: "inodes under MemoryPressure", edit: func(h *History) { h.Evictions[0].Resource = "inodes" }, want: map[string]int{NoPressure: 1}},
 		{name: "limit eviction needs none", edit: func(h *History) { h.Evictions[0].Resource, h.Evictions[0].At = "", at(60) }, want: map[string]int{}},
 		{name: "unknown resource", edit: func(h *History) { h.Evictions[0].Resource = "cpu" }, want: map[string]int{MissingPressureFor: 1}},
 		{name: "two events", edit: func(h *History) {

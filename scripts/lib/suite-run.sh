@@ -37,18 +37,20 @@ _suite_switch() {
 # Ginkgo suite in PACKAGE REPEAT+1 times (each pass a fresh test process;
 # stops at the first failing pass) with the label filter LABELS (all specs
 # when empty), writing JUnit to REPORT.xml and Ginkgo's JSON report (which
-# make e2e summarizes) to REPORT.json. Returns the suite's status.
+# make e2e summarizes) to REPORT.json. Returns the suite's status. Each pass
+# may take SUITE_MINUTES (default 95).
 suite_run() {
 	local root="$1" name="$2" pkg="$3" report="$4" repeat="$5" labels="$6"
 	shift 6
 	[[ "${repeat}" =~ ^[0-9]+$ ]] || die "REPEAT=${repeat}: want a number of extra passes (0 or more)"
-	local color=() rc=0 pass start=${SECONDS} result
+	local color=() rc=0 pass start=${SECONDS} result minutes="${SUITE_MINUTES:-95}"
+	[[ "${minutes}" =~ ^[1-9][0-9]*$ ]] || die "SUITE_MINUTES=${minutes}: want a number of minutes"
 	[[ -t 1 ]] || color=(-ginkgo.no-color)
 	mkdir -p "$(dirname "${report}")"
 	for ((pass = 0; pass <= repeat; pass++)); do
 		((repeat == 0)) || step "${name}: pass $((pass + 1)) of $((repeat + 1))"
-		(cd "${root}" && go test "${pkg}" -count=1 -v -timeout 100m -args "$@" \
-			-ginkgo.v "${color[@]}" -ginkgo.timeout 95m -ginkgo.junit-report "${report}.xml" -ginkgo.json-report "${report}.json" \
+		(cd "${root}" && go test "${pkg}" -count=1 -v -timeout "$((minutes + 5))m" -args "$@" \
+			-ginkgo.v "${color[@]}" -ginkgo.timeout "${minutes}m" -ginkgo.junit-report "${report}.xml" -ginkgo.json-report "${report}.json" \
 			${labels:+-ginkgo.label-filter "${labels}"}) || rc=$?
 		((rc == 0)) || break
 	done
