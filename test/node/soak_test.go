@@ -148,6 +148,7 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 		staticRemoved = true
 		r.h.Leftovers = soakLeftovers(ctx, ns, staticName)
 
+		r.finish()
 		violations := soak.Check(r.h, soakSlack)
 		report := r.report(seed, took, cpuEnd-cpuStart, violations)
 		GinkgoWriter.Println(report)
@@ -190,7 +191,7 @@ type soakHog struct {
 // randomHog draws the n-th hog: its kind, size, rate, QoS class, priority
 // and lifetime. Every hog ends 5 s after a SIGTERM, which it ignores.
 func randomHog(rnd *rand.Rand, n int) soakHog {
-	mib := func(lo, hi int) string { return fmt.Sprintf("%dMi", lo+rnd.IntN(hi-lo+1)) }
+	between := func(lo, hi int) int { return lo + rnd.IntN(hi-lo+1) }
 	h := soakHog{
 		kind:     []string{"memory", "memory", "disk", "inodes", "threads"}[rnd.IntN(5)],
 		qos:      []string{"BestEffort", "Burstable", "Guaranteed"}[rnd.IntN(3)],
@@ -202,18 +203,17 @@ func randomHog(rnd *rand.Rand, n int) soakHog {
 	limit := "256Mi"
 	switch h.kind {
 	case "memory":
-		size := mib(200, 900)
-		h.args = []string{"memory", "-size", size, "-rate", mib(20, 300)}
-		limit = fmt.Sprintf("%dMi", sizeMiB(size)+64)
+		size := between(200, 900)
+		h.args = []string{"memory", "-size", fmt.Sprintf("%dMi", size), "-rate", fmt.Sprintf("%dMi", between(20, 300))}
+		limit = fmt.Sprintf("%dMi", size+64)
 	case "disk":
-		h.args = nodeharness.DiskHog("/scratch", mib(50, 300))
-		h.args[len(h.args)-1] = mib(10, 60)
+		h.args = []string{"disk", "-dir", "/scratch", "-size", fmt.Sprintf("%dMi", between(50, 300)), "-rate", fmt.Sprintf("%dMi", between(10, 60))}
 		h.opts = append(h.opts, nodeharness.EmptyDir("/scratch", "", ""))
 	case "inodes":
-		h.args = []string{"inodes", "-dir", "/scratch", "-count", fmt.Sprint(1000 + rnd.IntN(4001)), "-rate", fmt.Sprint(100 + rnd.IntN(401))}
+		h.args = []string{"inodes", "-dir", "/scratch", "-count", fmt.Sprint(between(1000, 5000)), "-rate", fmt.Sprint(between(100, 500))}
 		h.opts = append(h.opts, nodeharness.EmptyDir("/scratch", "", ""))
 	case "threads":
-		h.args = []string{"threads", "-count", fmt.Sprint(500 + rnd.IntN(2001)), "-procs", "10", "-rate", fmt.Sprint(100 + rnd.IntN(201))}
+		h.args = []string{"threads", "-count", fmt.Sprint(between(500, 2500)), "-procs", "10", "-rate", fmt.Sprint(between(100, 300))}
 	}
 	switch h.qos {
 	case "Burstable":
@@ -225,13 +225,6 @@ func randomHog(rnd *rand.Rand, n int) soakHog {
 		h.opts = append(h.opts, nodeharness.PriorityClass(h.priority))
 	}
 	return h
-}
-
-// sizeMiB reads back a size mib drew ("123Mi").
-func sizeMiB(s string) int {
-	var v int
-	_, _ = fmt.Sscanf(s, "%dMi", &v)
-	return v
 }
 
 // soakRecorder keeps the history of a soak run, read only from outside
@@ -319,7 +312,6 @@ func (r *soakRecorder) events(ctx context.Context, ns string) {
 		}
 		r.seen[string(e.UID)] = count
 	}
-	slices.SortStableFunc(r.h.Evictions, func(a, b soak.Eviction) int { return a.At.Compare(b.At) })
 }
 
 // endHogs records which pods of ns the kernel OOM-killed, and deletes the
@@ -358,11 +350,13 @@ func (r *soakRecorder) endHogs(ctx context.Context, ns string, lifetimes map[str
 			delete(lifetimes, name) // gone already
 		}
 	}
-	r.h.OOMKills = r.h.OOMKills[:0]
-	for name := range r.oom {
-		r.h.OOMKills = append(r.h.OOMKills, name)
-	}
-	slices.Sort(r.h.OOMKills)
+}
+
+// finish puts the history in the order soak.Check reads it: evictions in
+// time order, the OOM-killed pods sorted.
+func (r *soakRecorder) finish() {
+	slices.SortStableFunc(r.h.Evictions, func(a, b soak.Eviction) int { return a.At.Compare(b.At) })
+	r.h.OOMKills = slices.Sorted(maps.Keys(r.oom))
 }
 
 // containerOOMKilled: the kernel's OOM killer ended a container of p.
