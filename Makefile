@@ -43,19 +43,19 @@ help: ## List the targets
 	@echo "Variables: FUZZTIME=$(FUZZTIME) (per Fuzz target, for make fuzz), GO=$(GO), K8S_VERSION (the upstream base: $$(bash -c 'source scripts/lib/versions.sh && echo "$${K8S_BASES[*]}"'))"
 
 test: ## The gate: vet, gofmt, unit tests (+ fuzz seeds, -race), the same on cgroup v2 in a VM, api-diff, verify-patches (each commit: build, tests, short parity), the package's tests at each stage of the series, kubelet build + in-tree tests, cluster smoke (+ Smoke node e2e), one upstream eviction spec unmodified on our kubelet; then the fast gate on the other supported bases
-	@$(MAKE) vet
-	@$(MAKE) fmt-check
-	@$(MAKE) unit
-	@$(MAKE) test-cgroupv2
-	@$(MAKE) api-diff
-	@$(MAKE) verify-patches
-	@PARITY=0 $(MAKE) stage-tests
-	@$(MAKE) kubelet
-	@$(MAKE) check-kubelet
-	@$(MAKE) cluster-smoke
-	@$(MAKE) upstream-smoke
-	@$(MAKE) test-other-bases
-	@echo "==> make test: all steps passed"
+	@start=$$(date +%s); \
+	for step in $(TEST_STEPS); do \
+		echo "==> make test: $$step (at +$$(( $$(date +%s) - start )) s)"; \
+		case "$$step" in \
+		stage-tests) PARITY=0 $(MAKE) "$$step" ;; \
+		*) $(MAKE) "$$step" ;; \
+		esac || { echo "==> make test: $$step FAILED (at +$$(( $$(date +%s) - start )) s)"; exit 1; }; \
+	done; \
+	echo "==> make test: all steps passed in $$(( $$(date +%s) - start )) s"
+
+# make test's steps in order; each line of its log says when a step began,
+# so a CI log's tail shows where a run spent its time.
+TEST_STEPS = vet fmt-check unit test-cgroupv2 api-diff verify-patches stage-tests kubelet check-kubelet cluster-smoke upstream-smoke test-other-bases
 
 OTHER_BASES = $$(bash -c 'source scripts/lib/versions.sh && echo "$${K8S_BASES[@]:1}"')
 
