@@ -17,6 +17,15 @@ type Pod struct {
 	// MustStay: a critical or static pod, which the kubelet may never
 	// evict.
 	MustStay bool
+	Priority int32
+	// MemoryRequest and StorageRequest are the sums of the containers'
+	// memory and ephemeral-storage requests, bytes.
+	MemoryRequest, StorageRequest int64
+	// MemoryGuaranteed: each container's memory limit equals its request,
+	// so the pod can never use more than it requested.
+	MemoryGuaranteed bool
+	// Deleted is when the soak deleted the pod (zero: it did not).
+	Deleted time.Time
 }
 
 // Eviction is one Evicted event of a pod on the node.
@@ -62,6 +71,8 @@ type History struct {
 	FastPath bool
 	// Leftovers are what the run created and found still there at the end.
 	Leftovers []string
+	// Usage is the pods' usage over time, for the Ranking invariant.
+	Usage []UsageSample
 }
 
 // Violation is one broken invariant.
@@ -103,6 +114,7 @@ func Check(h History, slack time.Duration) []Violation {
 	out = append(out, checkPressure(h, slack)...)
 	out = append(out, checkOnce(h)...)
 	out = append(out, checkCounts(h)...)
+	out = append(out, checkRanking(h)...)
 	out = append(out, checkNode(h)...)
 	if h.FastPath {
 		for _, uid := range h.OOMKills {

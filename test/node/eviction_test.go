@@ -37,10 +37,14 @@ var admitTimeout time.Duration
 // Annotation keys of the kubelet's Evicted events (the eviction package's
 // StarvedResourceKey, OffendingContainersKey, OffendingContainersUsageKey).
 const (
-	annotationStarved         = "starved_resource"
-	annotationOffenders       = "offending_containers"
-	annotationOffendersUsage  = "offending_containers_usage"
-	rejectedMessagePrefix     = "Pod was rejected"
+	annotationStarved        = "starved_resource"
+	annotationOffenders      = "offending_containers"
+	annotationOffendersUsage = "offending_containers_usage"
+	rejectedMessagePrefix    = "Pod was rejected"
+	// rejectedEventPrefix starts the Evicted event of a pod the kubelet
+	// turned away at admission: the event carries the admit handler's
+	// message as it is; only the pod's status has rejectedMessagePrefix.
+	rejectedEventPrefix       = "The node had condition: "
 	lowOnResourceMessageStart = "The node was low on resource: "
 )
 

@@ -19,7 +19,9 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
+	"k8s.io/utils/ptr"
 
 	"github.com/evictkit/evictkit/internal/nodeharness"
 	"github.com/evictkit/evictkit/internal/nodeharness/suite"
@@ -47,6 +49,9 @@ const (
 	// True span: the kubelet sets the condition's transition time when it
 	// posts its status, up to a status period after its pass.
 	soakSlack = 15 * time.Second
+	// soakSandboxGC bounds the wait for the stopped sandboxes of deleted
+	// pods to go: the kubelet's container GC removes them once a minute.
+	soakSandboxGC = 3 * time.Minute
 )
 
 var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
@@ -88,10 +93,10 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 				Expect(f.DeleteStaticPod(ctx, staticName)).To(Succeed())
 			}
 		}, NodeTimeout(time.Minute))
-		r.h.Pods = append(r.h.Pods, soak.Pod{Namespace: ns, Name: mirror, UID: ns + "/" + mirror, MustStay: true})
+		r.h.Pods = append(r.h.Pods, soakPod(ns, mirror, nil, true))
 		critical, err := f.CreatePod(ctx, ns, f.Pod("soak-critical", nodeharness.MemoryHog("100Mi"), nodeharness.PriorityClass("system-node-critical")))
 		Expect(err).NotTo(HaveOccurred())
-		r.h.Pods = append(r.h.Pods, soak.Pod{Namespace: ns, Name: critical.Name, UID: ns + "/" + critical.Name, MustStay: true})
+		r.h.Pods = append(r.h.Pods, soakPod(ns, critical.Name, critical, true))
 
 		cpuStart, err := kubeletCPU(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -106,6 +111,7 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 			r.sample(ctx)
 			if !now.Before(nextEvents) {
 				r.events(ctx, ns)
+				r.usage(ctx, ns)
 				nextEvents = now.Add(soakEventsPoll)
 			}
 			r.endHogs(ctx, ns, lifetimes)
@@ -114,7 +120,7 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 				h := randomHog(rnd, n)
 				p, err := f.CreatePod(ctx, ns, f.Pod(h.name, h.args, h.opts...))
 				Expect(err).NotTo(HaveOccurred())
-				r.h.Pods = append(r.h.Pods, soak.Pod{Namespace: ns, Name: p.Name, UID: ns + "/" + p.Name})
+				r.h.Pods = append(r.h.Pods, soakPod(ns, p.Name, p, false))
 				r.started[h.kind+", "+h.qos]++
 				lifetimes[p.Name] = now.Add(h.lifetime)
 				GinkgoWriter.Printf("%s started %s: %s %v, %s, priority %q, for %s\n",
@@ -128,14 +134,23 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 			}
 		}
 
-		By("removing the hogs and waiting until the pressure is gone")
+		By("removing the hogs, then sampling for soakSlack at least and until the pressure is gone")
+		// The kubelet posts a condition up to a status period after its
+		// pass, and counts an eviction once the kill has ended: stopping
+		// at the first sample without pressure would cut both off.
 		for name := range lifetimes {
 			lifetimes[name] = time.Time{}
 		}
 		r.endHogs(ctx, ns, lifetimes)
+		removed := time.Now()
 		Eventually(ctx, func() ([]corev1.NodeConditionType, error) {
 			r.sample(ctx)
-			return f.NodePressures(ctx)
+			r.events(ctx, ns)
+			pressures, err := f.NodePressures(ctx)
+			if err == nil && time.Since(removed) < soakSlack {
+				err = fmt.Errorf("%s of the %s after the hogs' removal sampled", time.Since(removed).Round(time.Second), soakSlack)
+			}
+			return pressures, err
 		}).WithTimeout(suite.ClearTimeout).WithPolling(soakSample).Should(BeEmpty())
 		r.sample(ctx)
 		r.events(ctx, ns)
@@ -244,10 +259,13 @@ type soakRecorder struct {
 	// rejected counts admission rejections: the kubelet records them as
 	// Evicted events too, but they are no evictions.
 	rejected int
+	// running are the pods the newest listing showed running and not
+	// deleted, by name.
+	running map[string]bool
 }
 
 func newSoakRecorder() *soakRecorder {
-	return &soakRecorder{started: map[string]int{}, seen: map[string]int32{}, oom: map[string]bool{}, ownLimitOOM: map[string]bool{}, missed: map[string]int{}}
+	return &soakRecorder{started: map[string]int{}, seen: map[string]int32{}, oom: map[string]bool{}, ownLimitOOM: map[string]bool{}, missed: map[string]int{}, running: map[string]bool{}}
 }
 
 // sample records the node's Ready and pressure conditions and the
@@ -296,7 +314,7 @@ func (r *soakRecorder) events(ctx context.Context, ns string) {
 	for _, e := range list.Items {
 		count := max(e.Count, 1)
 		for i := r.seen[string(e.UID)]; i < count; i++ {
-			if strings.HasPrefix(e.Message, rejectedMessagePrefix) {
+			if strings.HasPrefix(e.Message, rejectedEventPrefix) {
 				r.rejected++
 				continue
 			}
@@ -314,6 +332,62 @@ func (r *soakRecorder) events(ctx context.Context, ns string) {
 	}
 }
 
+// usage records the Summary API's figures of the pods of ns that the
+// newest listing showed running, for the Ranking invariant.
+func (r *soakRecorder) usage(ctx context.Context, ns string) {
+	now := time.Now()
+	s, err := f.Summary(ctx)
+	if err != nil {
+		r.missed["summary: "+err.Error()]++
+		return
+	}
+	u := soak.UsageSample{At: now, Pods: map[string]soak.Usage{}}
+	for _, p := range s.Pods {
+		if p.PodRef.Namespace != ns || !r.running[p.PodRef.Name] {
+			continue
+		}
+		var pu soak.Usage
+		if p.Memory != nil && p.Memory.WorkingSetBytes != nil {
+			pu.MemoryWorkingSet = int64(*p.Memory.WorkingSetBytes)
+		}
+		if e := p.EphemeralStorage; e != nil {
+			if e.UsedBytes != nil {
+				pu.EphemeralStorage = int64(*e.UsedBytes)
+			}
+			if e.InodesUsed != nil {
+				pu.Inodes = int64(*e.InodesUsed)
+			}
+		}
+		u.Pods[ns+"/"+p.PodRef.Name] = pu
+	}
+	r.h.Usage = append(r.h.Usage, u)
+}
+
+// soakPod is a pod of the soak as internal/soak sees it: its priority and
+// requests from the API server's copy (p; nil for a mirror pod, which is
+// never a rival since it must stay).
+func soakPod(ns, name string, p *corev1.Pod, mustStay bool) soak.Pod {
+	sp := soak.Pod{Namespace: ns, Name: name, UID: ns + "/" + name, MustStay: mustStay}
+	if p == nil {
+		return sp
+	}
+	sp.Priority = ptr.Deref(p.Spec.Priority, 0)
+	sp.MemoryGuaranteed = true
+	for _, c := range p.Spec.Containers {
+		req, lim := c.Resources.Requests[corev1.ResourceMemory], c.Resources.Limits[corev1.ResourceMemory]
+		if req.IsZero() {
+			req = lim // the API server defaults a request to its limit
+		}
+		sp.MemoryRequest += req.Value()
+		st := c.Resources.Requests[corev1.ResourceEphemeralStorage]
+		sp.StorageRequest += st.Value()
+		if lim.IsZero() || lim.Cmp(req) != 0 {
+			sp.MemoryGuaranteed = false
+		}
+	}
+	return sp
+}
+
 // endHogs records which pods of ns the kernel OOM-killed, and deletes the
 // hogs whose lifetime is over or that have ended (evicted, rejected),
 // freeing their place.
@@ -324,8 +398,12 @@ func (r *soakRecorder) endHogs(ctx context.Context, ns string, lifetimes map[str
 		return
 	}
 	now := time.Now()
+	clear(r.running)
 	for i := range pods {
 		p := &pods[i]
+		if p.Status.Phase == corev1.PodRunning && p.DeletionTimestamp == nil {
+			r.running[p.Name] = true
+		}
 		if containerOOMKilled(p) {
 			if memoryLimited(p) {
 				r.ownLimitOOM[ns+"/"+p.Name] = true
@@ -338,12 +416,17 @@ func (r *soakRecorder) endHogs(ctx context.Context, ns string, lifetimes map[str
 		if !hog || (now.Before(until) && !ended) {
 			continue
 		}
+		deleted := time.Now()
 		err := f.Client.CoreV1().Pods(ns).Delete(ctx, p.Name, metav1.DeleteOptions{})
 		if err != nil && !apierrors.IsNotFound(err) {
 			r.missed["deleting a hog: "+err.Error()]++
 			continue
 		}
 		delete(lifetimes, p.Name)
+		delete(r.running, p.Name)
+		if i := slices.IndexFunc(r.h.Pods, func(sp soak.Pod) bool { return sp.UID == ns+"/"+p.Name }); i >= 0 && r.h.Pods[i].Deleted.IsZero() {
+			r.h.Pods[i].Deleted = deleted
+		}
 	}
 	for name := range lifetimes {
 		if !slices.ContainsFunc(pods, func(p corev1.Pod) bool { return p.Name == name }) {
@@ -412,12 +495,20 @@ func soakLeftovers(ctx context.Context, ns, static string) []string {
 	if err := f.DeleteNamespace(ctx, ns); err != nil {
 		left = append(left, err.Error())
 	}
-	out, err := f.Exec(ctx, "crictl", "pods", "--quiet", "--label", "io.kubernetes.pod.namespace="+ns)
+	// DeleteNamespace waits until no sandbox of ns is ready; the stopped
+	// ones go at the kubelet's next container GC.
+	var out string
+	err := wait.PollUntilContextTimeout(ctx, soakSample, soakSandboxGC, true, func(ctx context.Context) (bool, error) {
+		var err error
+		out, err = f.Exec(ctx, "crictl", "pods", "--quiet", "--label", "io.kubernetes.pod.namespace="+ns)
+		return err == nil && strings.TrimSpace(out) == "", nil
+	})
 	switch {
-	case err != nil:
-		left = append(left, "crictl pods: "+err.Error())
+	case err == nil:
 	case strings.TrimSpace(out) != "":
-		left = append(left, "pod sandboxes of "+ns+": "+strings.Join(strings.Fields(out), " "))
+		left = append(left, fmt.Sprintf("pod sandboxes of %s %s after its deletion: %s", ns, soakSandboxGC, strings.Join(strings.Fields(out), " ")))
+	default:
+		left = append(left, fmt.Sprintf("crictl pods could not list the sandboxes of %s within %s", ns, soakSandboxGC))
 	}
 	if _, err := f.Client.CoreV1().Pods(ns).Get(ctx, static+"-"+f.Node, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		left = append(left, fmt.Sprintf("mirror pod %s/%s-%s (%v)", ns, static, f.Node, err))
@@ -447,6 +538,13 @@ func (r *soakRecorder) report(seed uint64, took, cpu time.Duration, vs []soak.Vi
 		fmt.Fprintf(&b, "| %s | %d |\n", k, byResource[k])
 	}
 	fmt.Fprintf(&b, "| all | %d |\n\n", len(r.h.Evictions))
+	if len(r.h.Evictions) > 0 {
+		b.WriteString("| evicted at | pod | starved resource |\n|---|---|---|\n")
+		for _, e := range r.h.Evictions {
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", e.At.Format(time.TimeOnly), e.Name, cmp.Or(e.Resource, "(limit)"))
+		}
+		b.WriteString("\n")
+	}
 	fmt.Fprintf(&b, "Kernel OOM kills of pods at a memory limit of their own (not the kubelet's to prevent): %d%s.\n\n", len(r.ownLimitOOM), listSuffix(slices.Sorted(maps.Keys(r.ownLimitOOM))))
 	fmt.Fprintf(&b, "Admission rejections: %d. Kernel OOM kills at the pods' cgroup limit: %d%s. Kubelet CPU: %s, %.1f s per hour. Samples: %d of the node, %d of the kubelet.\n\n",
 		r.rejected, len(r.h.OOMKills), listSuffix(r.h.OOMKills), cpu.Round(10*time.Millisecond), cpu.Seconds()/took.Hours(), len(r.h.Conditions), len(r.h.Kubelet))
@@ -457,6 +555,8 @@ func (r *soakRecorder) report(seed uint64, took, cpu time.Duration, vs []soak.Vi
 		}
 		b.WriteString("\n")
 	}
+	cov := soak.RankingCoverage(r.h)
+	fmt.Fprintf(&b, "Ranking: %d evictions held against %d rivals (pods the kubelet knew and could have evicted instead: internal/soak's Rivals) from %d usage samples.\n\n", cov.Evictions, cov.Rivals, len(r.h.Usage))
 	tally := soak.Tally(vs)
 	fmt.Fprintf(&b, "Invariant violations: %d.\n\n", len(vs))
 	if len(vs) > 0 {
