@@ -224,6 +224,18 @@ func EmptyDir(path string, medium corev1.StorageMedium, sizeLimit string) PodOpt
 	}
 }
 
+// ConfigMapVolume mounts configMap name at path. If the configMap does not
+// exist, the kubelet admits the pod but never starts it: it waits for the
+// volume, so the pod has no sandbox, no containers and no stats.
+func ConfigMapVolume(name, path string) PodOption {
+	return func(p *corev1.Pod) {
+		src := &corev1.ConfigMapVolumeSource{LocalObjectReference: corev1.LocalObjectReference{Name: name}}
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "config", VolumeSource: corev1.VolumeSource{ConfigMap: src}})
+		c := &p.Spec.Containers[0]
+		c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: "config", MountPath: path})
+	}
+}
+
 // HostPathReadOnly mounts a directory of the node read-only at path in
 // the container (the same path).
 func HostPathReadOnly(name, path string) PodOption {

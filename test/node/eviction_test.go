@@ -73,6 +73,9 @@ type victim struct {
 	// logged that it holds its size (a writer of page cache, whose working
 	// set does not show what it took).
 	holdingBeforeNext bool
+	// readyBeforeNext: the spec creates the next pod only once this
+	// returns (it waits for a state of this pod that the scenario needs).
+	readyBeforeNext func(ctx context.Context, ns, pod string)
 	// onEvicted runs once the kubelet has recorded this pod's Evicted
 	// event, before the next pod is created (which a node under pressure
 	// would not admit: a pod created earlier can wait for what this does).
@@ -202,6 +205,9 @@ func runEviction(ctx SpecContext, s evictionSpec) {
 		}
 		if v.holdingBeforeNext {
 			waitHolding(ctx, ns, v.pod.Name)
+		}
+		if v.readyBeforeNext != nil {
+			v.readyBeforeNext(ctx, ns, v.pod.Name)
 		}
 		if v.onEvicted != nil {
 			waitEvictedEvent(ctx, ns, v.pod.Name)
