@@ -15,7 +15,9 @@ import (
 // From outside the kubelet only a clear contradiction of that rule can be
 // told apart from stats age and ties: a rival that was running, known to
 // the kubelet and clearly over its request (for PIDs: any rival) before
-// the eviction, and that the rule puts first. See Rivals.
+// the eviction, and that the rule puts first. See Rivals. For memory and
+// storage the victim must have been reported as well: a pod without stats
+// ranks before all others.
 const Ranking = "a pod was evicted while the ranking put another first"
 
 // RankingLag is how long before an eviction a usage sample must be taken
@@ -81,6 +83,14 @@ func rank(h History) ([]Violation, RankingTally) {
 		if !ok {
 			continue
 		}
+		if e.Resource != "pids" {
+			// A pod without stats ranks first for memory and storage: a
+			// victim the Summary API had not reported yet may have had none.
+			if _, ok := reportedBy(h, e.At.Add(-RankingLag))[e.UID]; !ok {
+				tally.Unjudged++
+				continue
+			}
+		}
 		tally.Evictions++
 		for _, r := range Rivals(h, e) {
 			tally.Rivals++
@@ -94,8 +104,9 @@ func rank(h History) ([]Violation, RankingTally) {
 }
 
 // RankingTally says how much the ranking check could see: evictions it
-// looked at, and rivals (pod, eviction) it held each victim against.
-type RankingTally struct{ Evictions, Rivals int }
+// judged, rivals (pod, eviction) it held those victims against, and
+// evictions it could not judge (a victim with no stats reported in time).
+type RankingTally struct{ Evictions, Rivals, Unjudged int }
 
 // Rival is a pod the kubelet could have evicted in e's place, with its
 // usage in the newest sample taken RankingLag or more before e.
@@ -110,17 +121,8 @@ type Rival struct {
 // and still running after e (seen running later, not deleted or evicted
 // before e's second was over).
 func Rivals(h History, e Eviction) []Rival {
-	bound := e.At.Add(-RankingLag)
 	settled := e.At.Add(time.Second) // event times have a second's resolution
-	known := map[string]Usage{}
-	for _, s := range h.Usage {
-		if s.At.After(bound) {
-			break
-		}
-		for uid, u := range s.Pods {
-			known[uid] = u
-		}
-	}
+	known := reportedBy(h, e.At.Add(-RankingLag))
 	after := map[string]bool{}
 	for _, s := range h.Usage {
 		if !s.At.Before(settled) {
@@ -147,6 +149,21 @@ func Rivals(h History, e Eviction) []Rival {
 		out = append(out, Rival{Pod: p, Usage: u})
 	}
 	return out
+}
+
+// reportedBy returns the pods the usage samples taken by bound reported,
+// each with its newest figures then.
+func reportedBy(h History, bound time.Time) map[string]Usage {
+	known := map[string]Usage{}
+	for _, s := range h.Usage {
+		if s.At.After(bound) {
+			break
+		}
+		for uid, u := range s.Pods {
+			known[uid] = u
+		}
+	}
+	return known
 }
 
 // putFirst says why the rule ranks rival r before victim v for resource,

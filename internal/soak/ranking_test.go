@@ -69,6 +69,16 @@ func TestRanking(t *testing.T) {
 			h.Pods[1].Priority = 0
 			h.Evictions = append([]Eviction{{UID: "r", Name: "soak/rival", At: at(55), Resource: "memory"}}, h.Evictions...)
 		}},
+		{name: "victim not reported before the lag: it may have had no stats", edit: func(h *History) {
+			h.Pods[1].Priority = 0
+			delete(h.Usage[0].Pods, "v")
+			delete(h.Usage[1].Pods, "v")
+		}},
+		{name: "pids: victim not reported, priority still decides", edit: func(h *History) {
+			h.Pods[1].Priority, h.Evictions[0].Resource = 0, "pids"
+			delete(h.Usage[0].Pods, "v")
+			delete(h.Usage[1].Pods, "v")
+		}, want: 1, rival: 1},
 		{name: "rival evicted in the same second", edit: func(h *History) {
 			h.Pods[1].Priority = 0
 			h.Evictions = append(h.Evictions, Eviction{UID: "r", Name: "soak/rival", At: at(60).Add(300 * time.Millisecond), Resource: "memory"})
@@ -128,5 +138,14 @@ func TestCheckHoldsRanking(t *testing.T) {
 	got := Tally(Check(h, 15*time.Second))
 	if want := map[string]int{Ranking: 1, NoPressure: 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("Check: %v, want %v", got, want)
+	}
+}
+
+func TestRankingCoverageCountsUnjudged(t *testing.T) {
+	h := contest()
+	delete(h.Usage[0].Pods, "v")
+	delete(h.Usage[1].Pods, "v")
+	if got, want := RankingCoverage(h), (RankingTally{Unjudged: 1}); got != want {
+		t.Errorf("coverage %+v, want %+v", got, want)
 	}
 }
