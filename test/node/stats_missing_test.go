@@ -12,7 +12,7 @@ import (
 	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
-var _ = Describe("Summary stats missing under pressure", Label("Eviction", "Memory", "Faults", "Serial"), func() {
+var _ = Describe("Summary stats missing under pressure", Label("Eviction", "Memory", "Faults", "StatsMissing", "Serial"), func() {
 	// A pod the kubelet admitted but cannot start (its configMap does not
 	// exist, so it waits for the volume) has no sandbox and no stats: the
 	// Summary API does not list it. Upstream's rule ranks a pod without
