@@ -100,7 +100,7 @@ var _ = Describe("API server unreachable under pressure", Label("Eviction", "Mem
 			hog = p
 		}).WithTimeout(2 * time.Minute).WithPolling(suite.Poll).Should(Succeed())
 		GinkgoWriter.Printf("the API server has the hog Failed %s after the link came back\n", time.Since(restoredAt).Round(time.Second))
-		expectEvicted(ctx, hog, evictionSpec{resource: "memory", offenders: true})
+		expectEvicted(ctx, hog, evictionSpec{resource: "memory", offenders: true}, false)
 
 		By("checking the bystander runs and the node is Ready")
 		bystander, err := f.Client.CoreV1().Pods(ns).Get(ctx, "bystander", metav1.GetOptions{})

@@ -18,7 +18,9 @@ var _ = Describe("Summary stats missing under pressure", Label("Eviction", "Memo
 	// Summary API does not list it. Upstream's rule ranks a pod without
 	// stats before every pod with stats, whatever its priority or QoS, so
 	// under memory pressure the kubelet evicts it first, although it frees
-	// nothing; the next pass evicts the hog. The pod with stats that stays
+	// nothing; the next pass evicts the hog. Its Evicted event carries no
+	// annotations, not even the starved resource (see victim.noStats). The
+	// pod with stats that stays
 	// within its request stays. What is seen on a real node: the rule holds
 	// with stats really missing, the kubelet keeps running (no restart, one
 	// event and one count per eviction), and the pressure clears. Pressure
@@ -40,7 +42,7 @@ var _ = Describe("Summary stats missing under pressure", Label("Eviction", "Memo
 						nodeharness.PriorityClass(nodeharness.HighPriority)), shownBeforeNext: 1},
 					{order: 1, pod: f.Pod("no-stats", []string{"sleep"}, nodeharness.Guaranteed("50m", "50Mi"),
 						nodeharness.PriorityClass(nodeharness.HighPriority), nodeharness.ConfigMapVolume("evictkit-absent", "/config")),
-						readyBeforeNext: waitAdmittedWithoutStats},
+						readyBeforeNext: waitAdmittedWithoutStats, noStats: true},
 					{order: 2, pod: f.Pod("besteffort-hog", nodeharness.MemoryHog("700Mi"), nodeharness.PriorityClass(nodeharness.LowPriority))},
 				}
 			},
