@@ -15,7 +15,7 @@ import (
 // From outside the kubelet only a clear contradiction of that rule can be
 // told apart from stats age and ties: a rival that was running, known to
 // the kubelet and clearly over its request (for PIDs: any rival) before
-// the eviction, and that the rule puts first. See Rivals. For memory and
+// the eviction, and that the rule puts first. See rivals. For memory and
 // storage the victim must have been reported as well: a pod without stats
 // ranks before all others.
 const Ranking = "a pod was evicted while the ranking put another first"
@@ -83,16 +83,15 @@ func rank(h History) ([]Violation, RankingTally) {
 		if !ok {
 			continue
 		}
-		if e.Resource != "pids" {
+		known := reportedBy(h, e.At.Add(-RankingLag))
+		if _, ok := known[e.UID]; !ok && e.Resource != "pids" {
 			// A pod without stats ranks first for memory and storage: a
 			// victim the Summary API had not reported yet may have had none.
-			if _, ok := reportedBy(h, e.At.Add(-RankingLag))[e.UID]; !ok {
-				tally.Unjudged++
-				continue
-			}
+			tally.Unjudged++
+			continue
 		}
 		tally.Evictions++
-		for _, r := range Rivals(h, e) {
+		for _, r := range rivals(h, e, known) {
 			tally.Rivals++
 			if why := putFirst(e.Resource, r, v); why != "" {
 				out = append(out, Violation{Invariant: Ranking, At: e.At,
@@ -108,21 +107,20 @@ func rank(h History) ([]Violation, RankingTally) {
 // evictions it could not judge (a victim with no stats reported in time).
 type RankingTally struct{ Evictions, Rivals, Unjudged int }
 
-// Rival is a pod the kubelet could have evicted in e's place, with its
-// usage in the newest sample taken RankingLag or more before e.
-type Rival struct {
+// rival is a pod the kubelet could have evicted in an eviction's place,
+// with its usage in the newest sample taken RankingLag or more before it.
+type rival struct {
 	Pod   Pod
 	Usage Usage
 }
 
-// Rivals returns the pods that competed with e's victim for certain:
-// not the victim, not a pod that must stay, reported in a usage sample
-// RankingLag or more before e (so the kubelet knew it and its usage then),
-// and still running after e (seen running later, not deleted or evicted
-// before e's second was over).
-func Rivals(h History, e Eviction) []Rival {
+// rivals returns the pods that competed with e's victim for certain:
+// not the victim, not a pod that must stay, in known (the pods reported
+// RankingLag or more before e, so the kubelet knew them and their usage
+// then), and still running after e (seen running later, not deleted or
+// evicted before e's second was over).
+func rivals(h History, e Eviction, known map[string]Usage) []rival {
 	settled := e.At.Add(time.Second) // event times have a second's resolution
-	known := reportedBy(h, e.At.Add(-RankingLag))
 	after := map[string]bool{}
 	for _, s := range h.Usage {
 		if !s.At.Before(settled) {
@@ -137,7 +135,7 @@ func Rivals(h History, e Eviction) []Rival {
 			gone[x.UID] = true
 		}
 	}
-	var out []Rival
+	var out []rival
 	for _, p := range h.Pods {
 		u, ok := known[p.UID]
 		switch {
@@ -146,7 +144,7 @@ func Rivals(h History, e Eviction) []Rival {
 		case !p.Deleted.IsZero() && p.Deleted.Before(settled):
 			continue
 		}
-		out = append(out, Rival{Pod: p, Usage: u})
+		out = append(out, rival{Pod: p, Usage: u})
 	}
 	return out
 }
@@ -168,7 +166,7 @@ func reportedBy(h History, bound time.Time) map[string]Usage {
 
 // putFirst says why the rule ranks rival r before victim v for resource,
 // or "" if it does not for certain.
-func putFirst(resource string, r Rival, v Pod) string {
+func putFirst(resource string, r rival, v Pod) string {
 	lower := r.Pod.Priority < v.Priority
 	switch resource {
 	case "memory":

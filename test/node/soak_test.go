@@ -556,7 +556,7 @@ func (r *soakRecorder) report(seed uint64, took, cpu time.Duration, vs []soak.Vi
 		b.WriteString("\n")
 	}
 	cov := soak.RankingCoverage(r.h)
-	fmt.Fprintf(&b, "Ranking: %d evictions held against %d rivals (pods the kubelet knew and could have evicted instead: internal/soak's Rivals), %d not judged (the victim had no stats reported in time), from %d usage samples.\n\n", cov.Evictions, cov.Rivals, cov.Unjudged, len(r.h.Usage))
+	fmt.Fprintf(&b, "Ranking: %d evictions held against %d rivals (pods the kubelet knew and could have evicted instead: internal/soak's rivals), %d not judged (the victim had no stats reported in time), from %d usage samples.\n\n", cov.Evictions, cov.Rivals, cov.Unjudged, len(r.h.Usage))
 	tally := soak.Tally(vs)
 	fmt.Fprintf(&b, "Invariant violations: %d.\n\n", len(vs))
 	if len(vs) > 0 {
