@@ -39,7 +39,7 @@ K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${SERIES_K8S_VERSION:-${K
 # then the alpha gates. Before wired, the core uses upstream's definitions
 # of the few names both packages define alike (isHardEvictionThreshold,
 # resourcePids, ...): ours are in blocks marked wired.
-features_in_order=(ranking decision notifier wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier EvictionSoftGraceTimer EvictionNegativeMaxPodGraceDefers EvictionNodeFsReclaim EvictionHardDuringSoft EvictionReclaimableMemory EvictionResumeAfterRestart)
+features_in_order=(ranking decision notifier wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier EvictionSoftGraceTimer EvictionNegativeMaxPodGraceDefers EvictionNodeFsReclaim EvictionHardDuringSoft EvictionReclaimableMemory EvictionResumeAfterRestart EvictionDiskFastPath)
 
 # FEATURE:FILE,...: the upstream files of the package that FEATURE, reached
 # before wired, removes (its own files take their place). Any other file

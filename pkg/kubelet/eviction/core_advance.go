@@ -23,9 +23,9 @@ type outcome struct {
 	// at is when.
 	at time.Time
 	//evictkit:begin EvictionFastPath
-	// trackMemory: the fast path runs, and pods evicted for memory are
-	// remembered until the kubelet has cleaned them up.
-	trackMemory bool
+	// tracked: a fast path watches the signal's condition, and the pods
+	// evicted for it are remembered until the kubelet has cleaned them up.
+	tracked bool
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionHardDuringSoft
 	// soft is set when the victims of a soft threshold are killed in the
@@ -43,9 +43,8 @@ func (s decisionState) advance(o outcome) decisionState {
 		s.settleFrom = o.at
 	}
 	//evictkit:begin EvictionFastPath
-	if o.trackMemory && signalResource(o.signal) == v1.ResourceMemory {
-		s.memoryInFlight = append(append([]*v1.Pod(nil), s.memoryInFlight...), o.evicted...)
-		s.memoryEvictedAt = o.at
+	if c := signalConditionIndex(o.signal); o.tracked && c >= 0 {
+		s.inFlight[c] = podsInFlight{pods: append(append([]*v1.Pod(nil), s.inFlight[c].pods...), o.evicted...), at: o.at}
 	}
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionHardDuringSoft

@@ -37,8 +37,8 @@ type decideInput struct {
 	// gates are the feature gates the decision depends on.
 	gates featureGates
 	//evictkit:begin EvictionFastPath
-	// cleanedUp are the pods of prev.memoryInFlight (the same pointers)
-	// that the kubelet has cleaned up since.
+	// cleanedUp are the pods of prev.inFlight (the same pointers) that
+	// the kubelet has cleaned up since.
 	cleanedUp map[*v1.Pod]bool
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionHardDuringSoft
@@ -70,9 +70,10 @@ type decision struct {
 	// target is the threshold to relieve, or nil when none is actionable.
 	target *reclaimTarget
 	//evictkit:begin EvictionFastPath
-	// heldFor are the pods evicted for memory still terminating that held
-	// back this pass's memory target (then nil).
-	heldFor []*v1.Pod
+	// heldFor are the pods evicted for heldCondition's signals, still
+	// terminating, that held back this pass's target (then nil).
+	heldFor       []*v1.Pod
+	heldCondition v1.NodeConditionType
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionHardDuringSoft
 	// heldForSoft are the soft victims still terminating that held back
@@ -137,7 +138,9 @@ func decide(in *decideInput) decision {
 	ev := evaluate(in.thresholds, in.prev, in.obs, in.transition, in.now)
 	d := decision{next: ev.next, conditions: ev.conditions}
 	//evictkit:begin EvictionFastPath
-	d.next.memoryInFlight, d.next.memoryEvictedAt = stillTerminating(in.prev, in.cleanedUp, in.now)
+	for c := range conditionOrder {
+		d.next.inFlight[c] = stillTerminating(in.prev.inFlight[c], in.cleanedUp, in.now)
+	}
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionHardDuringSoft
 	if in.gates.alpha[evictionHardDuringSoft] {
@@ -166,8 +169,9 @@ func decide(in *decideInput) decision {
 	//evictkit:end EvictionHardDuringSoft
 	d.target = planReclaim(in, ev.actionable)
 	//evictkit:begin EvictionFastPath
-	if d.target.resource == v1.ResourceMemory && len(d.next.memoryInFlight) > 0 {
-		d.target, d.heldFor = nil, d.next.memoryInFlight
+	if c := signalConditionIndex(d.target.threshold.Signal); c >= 0 && len(d.next.inFlight[c].pods) > 0 {
+		d.heldFor, d.heldCondition = d.next.inFlight[c].pods, conditionOrder[c]
+		d.target = nil
 	}
 	//evictkit:end EvictionFastPath
 	return d

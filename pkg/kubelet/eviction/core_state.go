@@ -25,16 +25,16 @@ type decisionState struct {
 	// lastObservations are the observations of the previous pass.
 	lastObservations *observationSet
 	//evictkit:begin EvictionFastPath
-	// memoryDecidedAt is the time of the fresh memory figures the last
-	// fast pass decided on (EvictionFastPath): memory stats from before
-	// it never drive an eviction again. Zero without the fast path.
-	memoryDecidedAt time.Time
-	// memoryInFlight are the pods evicted for memory that the kubelet has
-	// not cleaned up yet, and memoryEvictedAt when the last of them was
-	// (EvictionFastPath): while any is terminating, no pass evicts for
-	// memory, as their memory is about to be freed.
-	memoryInFlight  []*v1.Pod
-	memoryEvictedAt time.Time
+	// decidedAt[c] is the time of the fresh figures the last fast pass
+	// for condition conditionOrder[c]'s signals decided on: stats of those
+	// signals from before it never drive an eviction again. Zero where no
+	// fast path runs.
+	decidedAt [len(conditionOrder)]time.Time
+	// inFlight[c] are the pods evicted for condition c's signals, while a
+	// fast path watches them (fast_pass_state.go), that the kubelet has not
+	// cleaned up yet: while any is terminating, no pass evicts for those
+	// signals, as what the pods hold is about to be freed.
+	inFlight [len(conditionOrder)]podsInFlight
 	//evictkit:end EvictionFastPath
 	//evictkit:begin EvictionHardDuringSoft
 	// softInFlight are the pods a soft threshold evicted in the background
@@ -86,7 +86,7 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *obse
 	next.conditionSeen, next.conditionKnown = prev.conditionSeen, prev.conditionKnown
 	next.lastObservations = obs
 	//evictkit:begin EvictionFastPath
-	next.memoryDecidedAt = prev.memoryDecidedAt
+	next.decidedAt = prev.decidedAt
 	//evictkit:end EvictionFastPath
 	next.settleFrom = prev.settleFrom
 
@@ -117,7 +117,7 @@ func evaluate(thresholds []evictionapi.Threshold, prev *decisionState, obs *obse
 		next.acting[i] = true
 		fresh := statsAreFresh(t.Signal, ob, prev.lastObservations)
 		//evictkit:begin EvictionFastPath
-		if signalResource(t.Signal) == v1.ResourceMemory && !prev.memoryDecidedAt.IsZero() && !ob.time.After(prev.memoryDecidedAt) {
+		if c := signalConditionIndex(t.Signal); c >= 0 && !prev.decidedAt[c].IsZero() && !ob.time.After(prev.decidedAt[c]) {
 			fresh = false
 		}
 		//evictkit:end EvictionFastPath

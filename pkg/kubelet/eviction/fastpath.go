@@ -10,6 +10,7 @@ import (
 	v1 "k8s.io/api/core/v1"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
 // evictionFastPath: watch the node's memory cgroup at a sub-second
@@ -27,11 +28,7 @@ var _ = addAlphaFeature(alphaFeature{
 		if m.fast.memcg != nil {
 			m.fast.lastStats = stats
 		}
-		if len(d.heldFor) == 0 {
-			return false
-		}
-		logger.Info("Eviction manager: pods evicted for memory are still terminating; not evicting more yet", "resourceName", v1.ResourceMemory, "pods", klog.KObjSlice(d.heldFor))
-		return true
+		return heldBack(logger, d, v1.NodeMemoryPressure)
 	},
 })
 
@@ -65,6 +62,13 @@ type fastPathInputs struct {
 	podCleanedUp PodCleanedUpFunc
 	diskInfo     DiskInfoProvider
 	lastStats    podStatsIndex
+	// watching[c] is set while a fast path watches condition
+	// conditionOrder[c]'s signals (memory here, disk in disk_fast_path.go).
+	watching [len(conditionOrder)]bool
+	//evictkit:begin EvictionDiskFastPath
+	// disk is the disk fast path's reader; nil unless it runs.
+	disk *diskWatch
+	//evictkit:end EvictionDiskFastPath
 }
 
 // newNodeMemcgReader returns a reader of the node's memory cgroups. The
@@ -118,6 +122,7 @@ func (m *managerImpl) startFastPath(ctx context.Context, diskInfo DiskInfoProvid
 	}
 	m.syncMu.Lock()
 	m.fast.memcg, m.fast.podCleanedUp, m.fast.diskInfo = r, cleanedUp, diskInfo
+	m.fast.watching[conditionIndex(v1.NodeMemoryPressure)] = true
 	m.syncMu.Unlock()
 	logger.Info("Eviction manager: fast path on", "memoryCgroup", r.mount, "cgroupV2", r.v2, "interval", fastPathInterval)
 	go m.watchMemory(ctx, podFunc)
@@ -186,7 +191,7 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	if m.layout == nil || m.rankingUnavailable {
 		return nil
 	}
-	if held, _ := stillTerminating(&m.state, m.cleanupReport(), m.clock.Now()); len(held) > 0 {
+	if held := stillTerminating(m.state.inFlight[conditionIndex(v1.NodeMemoryPressure)], m.cleanupReport(), m.clock.Now()); len(held.pods) > 0 {
 		return nil
 	}
 	pods := podFunc()
@@ -204,7 +209,7 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	// nothing fresh about them.
 	in.localStorageIsolation = false
 	d := decide(in)
-	m.state = fastPassState(m.config.Thresholds, &m.state, d.next, fresh.at)
+	m.state = fastPassState(m.config.Thresholds, &m.state, d.next, v1.NodeMemoryPressure, fresh.at)
 	m.setConditions(logger, m.state.conditions(m.config.PressureTransitionPeriod, fresh.at))
 	if d.target == nil || signalResource(d.target.threshold.Signal) != v1.ResourceMemory {
 		return nil
@@ -215,10 +220,28 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	return m.relieve(ctx, d.target, pods, obs)
 }
 
-// cleanupReport says which of the pods evicted for memory that the core
-// remembers (state.memoryInFlight) the kubelet has cleaned up.
+// cleanupReport says which of the pods a fast path evicted that the core
+// remembers (state.inFlight) the kubelet has cleaned up.
 func (m *managerImpl) cleanupReport() map[*v1.Pod]bool {
-	return cleanedUpAmong(m.state.memoryInFlight, m.fast.podCleanedUp)
+	return cleanedUpAmong(allInFlight(&m.state), m.fast.podCleanedUp)
+}
+
+// heldBack logs a pass that victims of cond's signals, still terminating,
+// held back, and reports whether it was one.
+func heldBack(logger klog.Logger, d *decision, cond v1.NodeConditionType) bool {
+	if len(d.heldFor) == 0 || d.heldCondition != cond {
+		return false
+	}
+	logger.Info("Eviction manager: pods evicted for this pressure are still terminating; not evicting more for it yet", "condition", cond, "pods", klog.KObjSlice(d.heldFor))
+	return true
+}
+
+// fastPathWatches reports whether a fast path watches the condition that
+// signal reports: the pods evicted for it are then tracked until the
+// kubelet has cleaned them up.
+func (m *managerImpl) fastPathWatches(signal evictionapi.Signal) bool {
+	c := signalConditionIndex(signal)
+	return c >= 0 && m.fast.watching[c]
 }
 
 // cleanedUpAmong asks the kubelet which of pods it has cleaned up; nil

@@ -37,6 +37,7 @@ func newFastHarness(t *testing.T, pods []*v1.Pod, st []statsapi.PodStats) *fastH
 	h := &fastHarness{mgrHarness: mgrNewHarness(t, cfg, false, n.summary(mgrEpoch, st...)), mount: t.TempDir(), clean: map[types.UID]bool{}}
 	h.pods = pods
 	h.m.fast.memcg = &memcgReader{mount: h.mount, podRoot: "kubepods"}
+	h.m.fast.watching[conditionIndex(v1.NodeMemoryPressure)] = true
 	h.m.fast.podCleanedUp = func(p *v1.Pod) bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()

@@ -172,6 +172,11 @@ func (m *managerImpl) Start(ctx context.Context, diskInfoProvider DiskInfoProvid
 		}
 	}
 	//evictkit:end EvictionFastPath
+	//evictkit:begin EvictionDiskFastPath
+	if m.alpha[evictionDiskFastPath] {
+		m.startDiskFastPath(ctx, diskInfoProvider, podFunc, podCleanedUpFunc)
+	}
+	//evictkit:end EvictionDiskFastPath
 	//evictkit:begin EvictionHardDuringSoft
 	if m.alpha[evictionHardDuringSoft] {
 		m.syncMu.Lock()

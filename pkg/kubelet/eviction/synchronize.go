@@ -212,7 +212,7 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 	evicted := m.evictVictims(logger, target)
 	o := outcome{signal: target.threshold.Signal, evicted: evicted, at: m.clock.Now()}
 	//evictkit:begin EvictionFastPath
-	o.trackMemory = m.fast.memcg != nil
+	o.tracked = m.fastPathWatches(target.threshold.Signal)
 	//evictkit:end EvictionFastPath
 	m.state = m.state.advance(o)
 	if len(evicted) == 0 {
