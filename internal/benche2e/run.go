@@ -11,6 +11,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
@@ -21,7 +22,7 @@ import (
 
 // Gates are the evictkit kubelet's alpha gates the benchmark turns on.
 var Gates = map[string]bool{"EvictionFastPath": true, "EvictionReclaimSized": true, "EvictionSoftGraceTimer": true,
-	"EvictionReclaimableMemory": true, "EvictionHardDuringSoft": true}
+	"EvictionReclaimableMemory": true, "EvictionHardDuringSoft": true, "EvictionDiskFastPath": true}
 
 // GatesV2 are the gates added on a cgroup v2 node, where both kubelets also
 // run with kernelMemcgNotification: true (upstream's notifier is disabled
@@ -79,6 +80,9 @@ type Result struct {
 	// Pressure (PageCache scenarios): the node reported MemoryPressure
 	// while the run watched it.
 	Pressure bool `json:"pressure,omitempty"`
+	// Full (DiskBurst scenarios): the writer ran out of room before its
+	// SIGTERM: the filesystem filled.
+	Full bool `json:"full,omitempty"`
 	// CgroupV2: the node ran on the unified hierarchy.
 	CgroupV2 bool `json:"cgroupV2,omitempty"`
 	// Error is set when the run could not be measured.
@@ -153,9 +157,26 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 	}); err != nil {
 		return fail(fmt.Errorf("the node did not settle without pressure: %w", err))
 	}
+	if s.DiskBurst != nil {
+		// Image garbage collection, which runs before any disk eviction,
+		// must find nothing to free: the writer alone ends the pressure.
+		if _, err := f.PruneImages(ctx); err != nil {
+			return fail(err)
+		}
+	}
 	obs, err := f.Observe(ctx)
 	if err != nil {
 		return fail(err)
+	}
+	if d := s.DiskBurst; d != nil {
+		size, err := resource.ParseQuantity(d.Size)
+		if err != nil {
+			return fail(fmt.Errorf("scenario %s: writer size %q: %w", s.Name, d.Size, err))
+		}
+		if obs.NodeFsAvailable >= size.Value() {
+			return fail(fmt.Errorf("scenario %s needs a node whose nodefs has less free than the writer's %s (the small one: NODE=<cluster>-worker2); %s has %d MiB",
+				s.Name, d.Size, f.Node, obs.NodeFsAvailable/nodeharness.Mi))
+		}
 	}
 	ns, err := f.CreateNamespace(ctx, strings.ToLower(s.Name))
 	if err != nil {
@@ -171,19 +192,10 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		}
 	}()
 
-	// The node's memory cgroup: v1's memory hierarchy, or v2's root.
-	memcg := "/sys/fs/cgroup/memory"
-	if r.CgroupV2 {
-		memcg = "/sys/fs/cgroup"
-	}
-	sampler := f.Pod("memwatch", []string{"memwatch", "-cgroup", memcg,
-		"-capacity", strconv.FormatInt(obs.MemoryCapacity, 10), "-level", strconv.FormatInt(s.level(obs), 10),
-		"-interval", samplerInterval},
-		nodeharness.PriorityClass("system-node-critical"), nodeharness.HostPathReadOnly("cgroup", "/sys/fs/cgroup"))
-	if _, err := f.CreatePod(ctx, ns, sampler); err != nil {
+	if _, err := f.CreatePod(ctx, ns, r.samplerPod(s, obs)); err != nil {
 		return fail(err)
 	}
-	if err := waitLog(ctx, f, ns, "memwatch", "memwatch: sampling"); err != nil {
+	if err := waitLog(ctx, f, ns, s.sampler(), s.sampler()+": sampling"); err != nil {
 		return fail(err)
 	}
 	configure := func() error {
@@ -235,7 +247,7 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		if err := r.watchPageCache(ctx, ns, &res); err != nil {
 			return fail(err)
 		}
-		if err := r.collect(ctx, ns, hogs, logs, s.level(obs), &res); err != nil {
+		if err := r.collect(ctx, ns, s, hogs, logs, s.level(obs), &res); err != nil {
 			return fail(err)
 		}
 		return res
@@ -276,11 +288,34 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		return fail(ctx.Err())
 	case <-time.After(afterRelief):
 	}
-	if err := r.collect(ctx, ns, hogs, logs, s.level(obs), &res); err != nil {
+	if err := r.collect(ctx, ns, s, hogs, logs, s.level(obs), &res); err != nil {
 		return fail(err)
 	}
 	return res
 }
+
+// samplerPod is the scenario's sampler: of the node's memory cgroup (v1's
+// memory hierarchy, or v2's root), or for a disk scenario of nodefs,
+// through a directory of the kubelet's that holds no mounts.
+func (r *Runner) samplerPod(s Scenario, obs nodeharness.Observations) *corev1.Pod {
+	level := strconv.FormatInt(s.level(obs), 10)
+	critical := nodeharness.PriorityClass("system-node-critical")
+	if s.DiskBurst != nil {
+		return r.F.Pod(s.sampler(), []string{"diskwatch", "-dir", nodefsSampleDir, "-level", level, "-interval", samplerInterval},
+			critical, nodeharness.HostPathReadOnly("nodefs", nodefsSampleDir))
+	}
+	memcg := "/sys/fs/cgroup/memory"
+	if r.CgroupV2 {
+		memcg = "/sys/fs/cgroup"
+	}
+	return r.F.Pod(s.sampler(), []string{"memwatch", "-cgroup", memcg,
+		"-capacity", strconv.FormatInt(obs.MemoryCapacity, 10), "-level", level, "-interval", samplerInterval},
+		critical, nodeharness.HostPathReadOnly("cgroup", "/sys/fs/cgroup"))
+}
+
+// nodefsSampleDir is a directory of the kubelet's root, on nodefs, with
+// no mounts inside (the plugin registration sockets).
+const nodefsSampleDir = "/var/lib/kubelet/plugins_registry"
 
 // softEvictionFirst starts a DuringSoft scenario: it creates the soft
 // victim and waits until the kubelet has recorded its Evicted event.
@@ -352,9 +387,9 @@ func isHog(name string, hogs []*corev1.Pod) bool {
 
 // collect fills in the measurements from the sampler's and the hogs' logs
 // and the hogs' statuses.
-func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, logs map[string]*nodeharness.LogFollower, level int64, res *Result) error {
+func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*corev1.Pod, logs map[string]*nodeharness.LogFollower, level int64, res *Result) error {
 	f := r.F
-	lines, err := f.ContainerLog(ctx, ns, "memwatch")
+	lines, err := f.ContainerLog(ctx, ns, s.sampler())
 	if err != nil {
 		return err
 	}
@@ -413,16 +448,23 @@ func (r *Runner) collect(ctx context.Context, ns string, hogs []*corev1.Pod, log
 			}
 			return fmt.Errorf("pod %s: %w", p.Name, err)
 		}
-		if s, ok := workloadlog.FirstSigterm(nodeharness.Texts(hl)); ok {
-			if res.FirstKill.IsZero() || s.At.Before(res.FirstKill) {
-				res.FirstKill = s.At
-				res.TakenAtKill, _ = s.TakenMiB()
+		if sig, ok := workloadlog.FirstSigterm(nodeharness.Texts(hl)); ok {
+			if res.FirstKill.IsZero() || sig.At.Before(res.FirstKill) {
+				res.FirstKill = sig.At
+				res.TakenAtKill, _ = sig.TakenMiB()
 			}
+		}
+		if s.DiskBurst != nil && slices.ContainsFunc(hl, func(l nodeharness.LogLine) bool { return strings.HasSuffix(l.Text, outOfRoomSuffix) }) {
+			res.Full = true
 		}
 	}
 	res.Recovered = recoveryAfter(recoveries, res.FirstKill, res.Crossed)
 	return nil
 }
+
+// outOfRoomSuffix ends the line a disk hog logs when the filesystem is
+// full (workload disk).
+const outOfRoomSuffix = "(no more room)"
 
 // mustEvictLine is what both kubelets log right before they rank the pods
 // and kill (pkg/kubelet/eviction, at the default verbosity).

@@ -56,6 +56,9 @@ type Scenario struct {
 	// takes long to terminate; the hogs start once its Evicted event is
 	// recorded and meet the hard threshold (Margin) while it terminates.
 	DuringSoft *SoftEviction
+	// DiskBurst, when set, makes it a disk scenario instead (no memory
+	// thresholds, no hogs): see DiskBurst.
+	DiskBurst *DiskBurst
 	// HoldFirst: the hogs reach their size before the thresholds are set,
 	// so the kubelet first sees the whole shortfall at once. Otherwise the
 	// hogs start at a random point of the kubelet's housekeeping interval
@@ -71,6 +74,29 @@ type SoftEviction struct {
 	Margin   int64
 	Size     string
 	PodGrace int64
+}
+
+// DiskBurst is a disk scenario: unused images are pruned, hard
+// nodefs.available and imagefs.available thresholds of Headroom are set
+// (the images share nodefs on the small-disk node), a sampler watches
+// nodefs's available bytes with statfs (workload diskwatch), and one
+// writer fills an emptyDir at Rate with Size, more than the filesystem
+// has free. The writer stops at the first SIGTERM: if it runs out of room
+// before, the filesystem filled because the kubelet acted late.
+type DiskBurst struct {
+	Headroom   int64
+	Size, Rate string
+}
+
+// diskWriter is the pod name of a DiskBurst scenario's writer.
+const diskWriter = "writer"
+
+// sampler is the pod name of the scenario's sampler.
+func (s Scenario) sampler() string {
+	if s.DiskBurst != nil {
+		return "diskwatch"
+	}
+	return "memwatch"
 }
 
 // softVictim is the pod name of a DuringSoft scenario's soft victim.
@@ -149,6 +175,13 @@ var Scenarios = []Scenario{
 		Unmeasured: true,
 	},
 	{
+		Name:       "diskburst",
+		What:       "on the node with the small nodefs (NODE=evictkit-worker2), hard nodefs.available and imagefs.available thresholds of 300 MiB; a writer fills an emptyDir at 200 MiB/s with 2 GiB, more than the filesystem has, and stops at its SIGTERM: time from the crossing (statfs sampler, 5 ms) to the kill call and to the writer's SIGTERM, and runs in which the writer ran out of room (the filesystem was full before the kill)",
+		DiskBurst:  &DiskBurst{Headroom: 300 * nodeharness.Mi, Size: "2Gi", Rate: "200Mi"},
+		Needed:     1,
+		Unmeasured: true,
+	},
+	{
 		Name:      "relief-k3",
 		What:      "four hogs of 300 MiB hold 1200 MiB when a threshold 450 MiB above the start is set: three must go; time from the first kill to the signal's recovery, and pods evicted beyond the three",
 		Margin:    450 * nodeharness.Mi,
@@ -187,6 +220,11 @@ func ScenarioByName(name string) (Scenario, error) {
 
 // configure sets the scenario's thresholds from the observations.
 func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o nodeharness.Observations) {
+	if d := s.DiskBurst; d != nil {
+		headroom := nodeharness.Quantity(d.Headroom)
+		c.EvictionHard = nodeharness.WithThresholds(c.EvictionHard, map[string]string{"nodefs.available": headroom, "imagefs.available": headroom})
+		return
+	}
 	if s.PageCache != "" {
 		c.Logging.Verbosity = logsapi.VerbosityLevel(3)
 	}
@@ -218,10 +256,14 @@ func (s Scenario) configure(c *kubeletconfig.KubeletConfiguration, o nodeharness
 	})
 }
 
-// level is the node's memory.available level the sampler watches: where the
-// threshold is met (for the allocatable scenario, none: the sampler still
-// records the low point).
+// level is the level the sampler watches: the node's memory.available
+// where the threshold is met (for the allocatable scenario, none: the
+// sampler still records the low point), or a disk scenario's nodefs
+// headroom.
 func (s Scenario) level(o nodeharness.Observations) int64 {
+	if s.DiskBurst != nil {
+		return s.DiskBurst.Headroom
+	}
 	return o.MemoryAvailable - s.Margin
 }
 
@@ -231,6 +273,10 @@ const pageCacheReader = "reader"
 // pods are the scenario's hog pods on f's node. Every hog stops growing at
 // the first SIGTERM: a kernel OOM kill then means the kubelet acted late.
 func (s Scenario) pods(f *nodeharness.Framework) []*corev1.Pod {
+	if d := s.DiskBurst; d != nil {
+		return []*corev1.Pod{f.Pod(diskWriter, []string{"disk", "-dir", "/scratch", "-size", d.Size, "-rate", d.Rate, "-freeze-on-term"},
+			nodeharness.EmptyDir("/scratch", "", ""))}
+	}
 	if s.PageCache != "" {
 		// /var/tmp of a kind node is on the host's disk (its /tmp is a
 		// tmpfs, whose pages are not file cache).

@@ -40,6 +40,7 @@ type Side struct {
 	// TakenAtKill is what the first victim had taken at its kill (MiB).
 	TakenAtKill []float64
 	OOMRuns     int // runs in which the kernel OOM killer ended a hog
+	FullRuns    int // runs in which the writer ran out of room (DiskBurst)
 	OverEvicted int // hogs evicted beyond those needed, over all runs
 	// Evictions counts the hogs evicted, over all runs.
 	Evictions int
@@ -56,22 +57,23 @@ type Side struct {
 type Summary struct {
 	Scenario string
 	// PageCache: a PageCache scenario (pressure and eviction runs);
-	// DuringSoft: a DuringSoft one (crossing to recovery).
-	PageCache, DuringSoft bool
-	Ours, Upstream        Side
-	LatencyRatio          float64 // median ours / median upstream; NaN when unknown
-	TerminationRatio      float64
-	ReliefRatio           float64
-	TakenAtKillRatio      float64
-	GraceLateRatio        float64
-	RecoveryRatio         float64
+	// DuringSoft: a DuringSoft one (crossing to recovery); DiskBurst: a
+	// disk one (filesystem full runs).
+	PageCache, DuringSoft, DiskBurst bool
+	Ours, Upstream                   Side
+	LatencyRatio                     float64 // median ours / median upstream; NaN when unknown
+	TerminationRatio                 float64
+	ReliefRatio                      float64
+	TakenAtKillRatio                 float64
+	GraceLateRatio                   float64
+	RecoveryRatio                    float64
 }
 
 // Summarize groups results by scenario, in the order of Scenarios.
 func Summarize(results []Result) []Summary {
 	var out []Summary
 	for _, sc := range Scenarios {
-		s := Summary{Scenario: sc.Name, PageCache: sc.PageCache != "", DuringSoft: sc.DuringSoft != nil}
+		s := Summary{Scenario: sc.Name, PageCache: sc.PageCache != "", DuringSoft: sc.DuringSoft != nil, DiskBurst: sc.DiskBurst != nil}
 		for _, r := range results {
 			if r.Scenario != sc.Name {
 				continue
@@ -103,6 +105,9 @@ func Summarize(results []Result) []Summary {
 			}
 			if r.OOMKilled > 0 {
 				side.OOMRuns++
+			}
+			if r.Full {
+				side.FullRuns++
 			}
 			side.OverEvicted += r.OverEvicted()
 			side.Evictions += r.Evicted

@@ -135,10 +135,10 @@ func TestSummarizePageCache(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 | – |\n") {
+	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 | – | – |\n") {
 		t.Errorf("page cache row wrong:\n%s", b.String())
 	}
-	if !strings.Contains(b.String(), "| – | – | – |\n") {
+	if !strings.Contains(b.String(), "| – | – | – | – |\n") {
 		t.Errorf("the latency row shows pressure or eviction runs:\n%s", b.String())
 	}
 	if !strings.Contains(b.String(), "EvictionReclaimableMemory") {
@@ -172,8 +172,33 @@ func TestSummarizeDuringSoft(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| – | – | 0.50 / 54.00 / 0.009 |\n") {
+	if !strings.Contains(b.String(), "| – | – | 0.50 / 54.00 / 0.009 | – |\n") {
 		t.Errorf("hard-during-soft row without its recovery:\n%s", b.String())
+	}
+}
+
+// Disk bursts: runs in which the writer ran out of room, per kubelet.
+func TestSummarizeDiskBurst(t *testing.T) {
+	run := func(kubelet string, full bool) Result {
+		return Result{Scenario: "diskburst", Kubelet: kubelet, Needed: 1, Evicted: 1, Full: full,
+			Crossed: t0, KillCall: t0.Add(100 * time.Millisecond)}
+	}
+	sums := Summarize([]Result{
+		run("evictkit", false), run("evictkit", false), run("upstream", true), run("upstream", false), run("upstream", true),
+		result("latency-1Gi", "evictkit", 30*time.Millisecond, time.Second, 1, 0, 1),
+	})
+	if len(sums) != 2 || sums[0].DiskBurst || !sums[1].DiskBurst {
+		t.Fatalf("summaries %v: want latency-1Gi then diskburst, only the latter a disk scenario", names(sums))
+	}
+	if d := sums[1]; d.Ours.FullRuns != 0 || d.Upstream.FullRuns != 2 || sums[0].Ours.FullRuns != 0 {
+		t.Errorf("full runs ours %d upstream %d, want 0 and 2", d.Ours.FullRuns, d.Upstream.FullRuns)
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| diskburst | 2 / 3 | 100 / 100 / 1.000 |") || !strings.Contains(b.String(), "| – | 0 / 2 |\n") {
+		t.Errorf("diskburst row wrong:\n%s", b.String())
 	}
 }
 

@@ -15,12 +15,16 @@ func hogDisk(args []string) error {
 	size := quantity(fs, "size", "0", "bytes to write (required)")
 	rate := quantity(fs, "rate", "20Mi", "bytes per second")
 	file := quantity(fs, "file", "16Mi", "size of each file")
+	freeze := fs.Bool("freeze-on-term", false, "stop writing at the first SIGTERM (hold what is written): running out of room then means the kill came too late")
 	pause := pauseFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if err := pause.check(size); err != nil {
 		return err
+	}
+	if *freeze {
+		freezeOnTerm.Store(true)
 	}
 	if err := makeDir(*dir); err != nil {
 		return err

@@ -20,8 +20,9 @@
 //	    -after, only once FILE exists; with -pause-at, it stops at S
 //	    until the -resume FILE exists; with -threads, N threads touch
 //	    memory at once (each an equal share of size and rate).
-//	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi] [-pause-at S -resume FILE]
-//	    files of -file bytes each under D, written and fsynced.
+//	workload disk -dir D -size 400Mi [-rate 20Mi] [-file 16Mi] [-pause-at S -resume FILE] [-freeze-on-term]
+//	    files of -file bytes each under D, written and fsynced; with
+//	    -freeze-on-term it stops writing at the first SIGTERM.
 //	workload inodes -dir D -count 5000 [-rate 500]
 //	    empty files under D.
 //	workload threads -count 4000 [-rate 200]
@@ -42,6 +43,10 @@
 //	workload memwatch -cgroup D -capacity C -level L [-interval 5ms]
 //	    logs when the memory cgroup D's memory.available (C minus its
 //	    working set) falls below L and when it recovers.
+//	workload diskwatch -dir D -level L [-interval 5ms]
+//	    logs when the available bytes of the filesystem D is on (statfs,
+//	    as nodefs.available counts them) fall below L and when they
+//	    recover.
 package main
 
 import (
@@ -107,6 +112,8 @@ func run(cmd string, args []string) error {
 		return pageCache(args)
 	case "memwatch":
 		return memWatch(args)
+	case "diskwatch":
+		return diskWatch(args)
 	case "chatter":
 		return chatter(args)
 	}
@@ -115,7 +122,7 @@ func run(cmd string, args []string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|thrash|pagecache|chatter|memwatch [flags] (see the package doc)")
+	fmt.Fprintln(os.Stderr, "usage: workload serve|fetch|memory|disk|inodes|threads|sleep|thrash|pagecache|chatter|memwatch|diskwatch [flags] (see the package doc)")
 	os.Exit(2)
 }
 

@@ -45,9 +45,7 @@ func memWatch(args []string) error {
 		return err
 	}
 	fmt.Printf("memwatch: sampling %s every %s (cgroup v2: %v), level %d\n", *dir, *interval, s.v2, level.bytes())
-	below := false
-	var lowest int64
-	var lowestAt time.Time
+	var w levelWatch
 	tick := time.NewTicker(*interval)
 	defer tick.Stop()
 	for range tick.C {
@@ -57,20 +55,33 @@ func memWatch(args []string) error {
 			fmt.Printf("memwatch: %v\n", err)
 			continue
 		}
-		avail := capacity.bytes() - ws
-		switch {
-		case !below && avail < level.bytes():
-			below, lowest, lowestAt = true, avail, now
-			fmt.Println(workloadlog.Crossing{At: now, Available: avail})
-		case below && avail < lowest:
-			lowest, lowestAt = avail, now
-		case below && avail >= level.bytes():
-			below = false
-			fmt.Println(workloadlog.Crossing{Recovered: true, At: now, Available: avail})
-			fmt.Printf("lowest %d at %s\n", lowest, stamp(lowestAt))
-		}
+		w.sample(capacity.bytes()-ws, level.bytes(), now)
 	}
 	return nil
+}
+
+// levelWatch follows an amount left through samples and logs, with the
+// sampler's clock, when it falls below a level, when it is back, and at
+// each recovery the low point (the lines of the package doc).
+type levelWatch struct {
+	below    bool
+	lowest   int64
+	lowestAt time.Time
+}
+
+// sample takes one sample: avail left at now, against level.
+func (w *levelWatch) sample(avail, level int64, now time.Time) {
+	switch {
+	case !w.below && avail < level:
+		w.below, w.lowest, w.lowestAt = true, avail, now
+		fmt.Println(workloadlog.Crossing{At: now, Available: avail})
+	case w.below && avail < w.lowest:
+		w.lowest, w.lowestAt = avail, now
+	case w.below && avail >= level:
+		w.below = false
+		fmt.Println(workloadlog.Crossing{Recovered: true, At: now, Available: avail})
+		fmt.Printf("lowest %d at %s\n", w.lowest, stamp(w.lowestAt))
+	}
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
