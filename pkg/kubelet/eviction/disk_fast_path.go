@@ -149,25 +149,9 @@ func hasHardDiskThreshold(thresholds []evictionapi.Threshold) bool {
 
 // watchDisk is the disk watcher's loop, until ctx is done.
 func (m *managerImpl) watchDisk(ctx context.Context, podFunc ActivePodsFunc) {
-	tick := m.clock.NewTicker(diskFastPathInterval)
-	defer tick.Stop()
-	var quietUntil time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C():
-		}
-		if m.clock.Now().Before(quietUntil) || !m.diskCrossed(ctx) {
-			continue
-		}
-		evicted := m.diskFastPass(ctx, podFunc)
-		if len(evicted) == 0 {
-			quietUntil = m.clock.Now().Add(diskFastPathQuiet)
-			continue
-		}
-		m.waitForPodsCleanup(ctx, m.cleanedUpFunc(), evicted)
-	}
+	m.watchLoop(ctx, diskFastPathInterval, diskFastPathQuiet, m.diskCrossed, func(ctx context.Context) []*v1.Pod {
+		return m.diskFastPass(ctx, podFunc)
+	})
 }
 
 // diskCrossed reads the filesystems and reports whether their figures

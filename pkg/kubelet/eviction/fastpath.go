@@ -131,7 +131,17 @@ func (m *managerImpl) startFastPath(ctx context.Context, diskInfo DiskInfoProvid
 
 // watchMemory is the fast path's watcher loop, until ctx is done.
 func (m *managerImpl) watchMemory(ctx context.Context, podFunc ActivePodsFunc) {
-	tick := m.clock.NewTicker(fastPathInterval)
+	m.watchLoop(ctx, fastPathInterval, fastPathQuiet, m.memoryCrossed, func(ctx context.Context) []*v1.Pod {
+		return m.fastPass(ctx, podFunc, "memory cgroup watcher")
+	})
+}
+
+// watchLoop is a fast path's watcher, until ctx is done: every interval
+// it asks crossed whether a threshold is met and if so runs pass; after a
+// pass that evicted nothing (only critical pods left, say) it pauses for
+// quiet, after one that evicted it waits until the victims are cleaned up.
+func (m *managerImpl) watchLoop(ctx context.Context, interval, quiet time.Duration, crossed func(context.Context) bool, pass func(context.Context) []*v1.Pod) {
+	tick := m.clock.NewTicker(interval)
 	defer tick.Stop()
 	var quietUntil time.Time
 	for {
@@ -140,12 +150,12 @@ func (m *managerImpl) watchMemory(ctx context.Context, podFunc ActivePodsFunc) {
 			return
 		case <-tick.C():
 		}
-		if m.clock.Now().Before(quietUntil) || !m.memoryCrossed(ctx) {
+		if m.clock.Now().Before(quietUntil) || !crossed(ctx) {
 			continue
 		}
-		evicted := m.fastPass(ctx, podFunc, "memory cgroup watcher")
+		evicted := pass(ctx)
 		if len(evicted) == 0 {
-			quietUntil = m.clock.Now().Add(fastPathQuiet)
+			quietUntil = m.clock.Now().Add(quiet)
 			continue
 		}
 		m.waitForPodsCleanup(ctx, m.cleanedUpFunc(), evicted)

@@ -225,23 +225,30 @@ func TestFastPathWatcherEvicts(t *testing.T) {
 	go func() { defer close(done); h.m.watchMemory(ctx, h.activePods) }()
 
 	h.cgroups(7*gi+424*mi, map[*v1.Pod]int64{hog: 2*gi + 512*mi, idle: 500 * mi})
-	// Each tick of the fake clock is one watcher read; the kill follows
-	// the first tick that sees the crossing.
+	stepUntilKilled(t, h.mgrHarness, fastPathInterval)
+	if got := h.killedNames(); !reflect.DeepEqual(got, []string{"hog"}) {
+		t.Errorf("watcher evicted %v, want [hog]", got)
+	}
+	cancel()
+	<-done
+}
+
+// stepUntilKilled steps the fake clock by a watcher's interval whenever
+// the watcher waits on it (each tick is one read; the kill follows the
+// first that sees the crossing), until a pod is killed; it fails the test
+// after 30 s of real time.
+func stepUntilKilled(t *testing.T, h *mgrHarness, interval time.Duration) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for len(h.killer.get()) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatal("the watcher did not evict within 30 s of real time")
 		}
 		if h.clock.HasWaiters() {
-			h.clock.Step(fastPathInterval)
+			h.clock.Step(interval)
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if got := h.killedNames(); !reflect.DeepEqual(got, []string{"hog"}) {
-		t.Errorf("watcher evicted %v, want [hog]", got)
-	}
-	cancel()
-	<-done
 }
 
 func TestStartFastPath(t *testing.T) {

@@ -103,29 +103,14 @@ func withFreshDisk(obs *observationSet, stats podStatsIndex, pods []*v1.Pod, fre
 		out.set(info.signal, ob)
 	}
 
-	if len(fresh.pod) == 0 {
-		return out, stats
-	}
-	merged := make(podStatsIndex, len(stats)+len(pods))
-	for uid, s := range stats {
-		merged[uid] = s
-	}
-	for _, pod := range pods {
+	return out, withPodUpdates(stats, pods, func(pod *v1.Pod, c *statsapi.PodStats) bool {
 		usage, ok := fresh.pod[pod.UID]
-		if !ok {
-			continue
+		if ok {
+			c.VolumeStats = withFreshVolumes(c.VolumeStats, usage.volumes, fresh.at)
+			c.Containers = withFreshLogs(c.Containers, usage.logs, fresh.at)
 		}
-		var c statsapi.PodStats
-		if s := stats[pod.UID]; s != nil {
-			c = *s
-		} else {
-			c.PodRef = statsapi.PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)}
-		}
-		c.VolumeStats = withFreshVolumes(c.VolumeStats, usage.volumes, fresh.at)
-		c.Containers = withFreshLogs(c.Containers, usage.logs, fresh.at)
-		merged[pod.UID] = &c
-	}
-	return out, merged
+		return ok
+	})
 }
 
 // usedFsStats are filesystem stats of what a tree holds, at at.

@@ -3,6 +3,7 @@
 package eviction
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -74,29 +75,43 @@ func withFreshMemory(obs *observationSet, stats podStatsIndex, pods []*v1.Pod, f
 	refresh(evictionapi.SignalMemoryAvailable, fresh.node, fresh.nodeOK, fresh.capacity)
 	refresh(evictionapi.SignalAllocatableMemoryAvailable, fresh.pods, fresh.podsOK, 0)
 
-	if len(fresh.pod) == 0 {
-		return out, stats
-	}
-	merged := make(podStatsIndex, len(stats)+len(pods))
-	for uid, s := range stats {
-		merged[uid] = s
-	}
-	for _, pod := range pods {
+	return out, withPodUpdates(stats, pods, func(pod *v1.Pod, c *statsapi.PodStats) bool {
 		ws, ok := fresh.pod[pod.UID]
-		if !ok {
-			continue
+		if ok {
+			c.Memory = freshMemoryStats(c.Memory, ws, fresh.at)
+			c.Containers = withFreshContainers(c.Containers, pod, fresh.containers[pod.UID], fresh.at)
 		}
+		return ok
+	})
+}
+
+// withPodUpdates returns stats with each of pods that update changes
+// replaced by the changed copy: update is given a copy of the pod's stats
+// (or, for a pod the Summary API has none of, stats naming it alone) and
+// reports whether it had fresh figures for the pod. stats itself is
+// returned when update changes no pod; it is never modified.
+func withPodUpdates(stats podStatsIndex, pods []*v1.Pod, update func(pod *v1.Pod, c *statsapi.PodStats) bool) podStatsIndex {
+	var merged podStatsIndex
+	for _, pod := range pods {
 		var c statsapi.PodStats
 		if s := stats[pod.UID]; s != nil {
 			c = *s
 		} else {
 			c.PodRef = statsapi.PodReference{Name: pod.Name, Namespace: pod.Namespace, UID: string(pod.UID)}
 		}
-		c.Memory = freshMemoryStats(c.Memory, ws, fresh.at)
-		c.Containers = withFreshContainers(c.Containers, pod, fresh.containers[pod.UID], fresh.at)
+		if !update(pod, &c) {
+			continue
+		}
+		if merged == nil {
+			merged = make(podStatsIndex, len(stats)+len(pods))
+			maps.Copy(merged, stats)
+		}
 		merged[pod.UID] = &c
 	}
-	return out, merged
+	if merged == nil {
+		return stats
+	}
+	return merged
 }
 
 // freshMemoryStats is a copy of m (or new stats) with the working set ws at at.
