@@ -5,6 +5,7 @@ package eviction
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/component-base/featuregate"
 	"k8s.io/klog/v2"
+	podutil "k8s.io/kubernetes/pkg/api/v1/pod"
 	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 	volumeutils "k8s.io/kubernetes/pkg/volume/util"
 )
@@ -138,13 +140,7 @@ func (m *managerImpl) startDiskFastPath(ctx context.Context, diskInfo DiskInfoPr
 // hasHardDiskThreshold reports whether a hard threshold watches a disk
 // signal.
 func hasHardDiskThreshold(thresholds []evictionapi.Threshold) bool {
-	disk := conditionIndex(v1.NodeDiskPressure)
-	for _, t := range thresholds {
-		if isHardEvictionThreshold(t) && signalConditionIndex(t.Signal) == disk {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(thresholds, isHardDiskThreshold)
 }
 
 // watchDisk is the disk watcher's loop, until ctx is done.
@@ -234,26 +230,11 @@ func (w *diskWatch) measurePods(logger klog.Logger, pods []*v1.Pod) map[types.UI
 			}
 		}
 		logs := w.dirs.PodLogsDir(pod.Namespace, pod.Name, pod.UID)
-		for _, name := range containerNames(pod) {
-			measure(usage.logs, name, filepath.Join(logs, name))
-		}
+		podutil.VisitContainers(&pod.Spec, podutil.AllContainers, func(c *v1.Container, _ podutil.ContainerType) bool {
+			measure(usage.logs, c.Name, filepath.Join(logs, c.Name))
+			return true
+		})
 		out[pod.UID] = usage
-	}
-	return out
-}
-
-// containerNames are the names of a pod's init, regular and ephemeral
-// containers.
-func containerNames(pod *v1.Pod) []string {
-	var out []string
-	for _, c := range pod.Spec.InitContainers {
-		out = append(out, c.Name)
-	}
-	for _, c := range pod.Spec.Containers {
-		out = append(out, c.Name)
-	}
-	for _, c := range pod.Spec.EphemeralContainers {
-		out = append(out, c.Name)
 	}
 	return out
 }

@@ -123,43 +123,41 @@ func usedFsStats(u diskUsage, at time.Time) *statsapi.FsStats {
 // figures of the volumes measured (byName); a volume without stats gets
 // some, in name order.
 func withFreshVolumes(list []statsapi.VolumeStats, byName map[string]diskUsage, at time.Time) []statsapi.VolumeStats {
-	if len(byName) == 0 {
-		return list
-	}
-	out := append([]statsapi.VolumeStats(nil), list...)
-	seen := make(map[string]bool, len(byName))
-	for i := range out {
-		if u, ok := byName[out[i].Name]; ok {
-			out[i].FsStats = *usedFsStats(u, at)
-			seen[out[i].Name] = true
-		}
-	}
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		if !seen[name] {
-			out = append(out, statsapi.VolumeStats{Name: name, FsStats: *usedFsStats(byName[name], at)})
-		}
-	}
-	return out
+	return withFreshByName(list, byName, at, func(v *statsapi.VolumeStats) *string { return &v.Name },
+		func(v *statsapi.VolumeStats, fs *statsapi.FsStats) { v.FsStats = *fs })
 }
 
 // withFreshLogs returns a copy of a pod's container stats with the fresh
 // log figures of the containers measured (byName); a container without
 // stats gets some, in name order.
 func withFreshLogs(list []statsapi.ContainerStats, byName map[string]diskUsage, at time.Time) []statsapi.ContainerStats {
+	return withFreshByName(list, byName, at, func(c *statsapi.ContainerStats) *string { return &c.Name },
+		func(c *statsapi.ContainerStats, fs *statsapi.FsStats) { c.Logs = fs })
+}
+
+// withFreshByName returns a copy of list in which set gives each entry
+// that byName has a figure for (by the entry's name) its fresh stats at
+// at; a name without an entry gets a new one, in name order. list itself
+// is returned when byName is empty; it is never modified.
+func withFreshByName[T any](list []T, byName map[string]diskUsage, at time.Time, name func(*T) *string, set func(*T, *statsapi.FsStats)) []T {
 	if len(byName) == 0 {
 		return list
 	}
-	out := append([]statsapi.ContainerStats(nil), list...)
+	out := append([]T(nil), list...)
 	seen := make(map[string]bool, len(byName))
 	for i := range out {
-		if u, ok := byName[out[i].Name]; ok {
-			out[i].Logs = usedFsStats(u, at)
-			seen[out[i].Name] = true
+		n := *name(&out[i])
+		if u, ok := byName[n]; ok {
+			set(&out[i], usedFsStats(u, at))
+			seen[n] = true
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		if !seen[name] {
-			out = append(out, statsapi.ContainerStats{Name: name, Logs: usedFsStats(byName[name], at)})
+	for _, n := range slices.Sorted(maps.Keys(byName)) {
+		if !seen[n] {
+			var e T
+			*name(&e) = n
+			set(&e, usedFsStats(byName[n], at))
+			out = append(out, e)
 		}
 	}
 	return out
@@ -169,9 +167,8 @@ func withFreshLogs(list []statsapi.ContainerStats, byName map[string]diskUsage, 
 // of a disk signal: what wakes the disk fast path. Soft thresholds wait
 // out a grace period anyway and are left to the monitoring loop.
 func hardDiskThresholdMet(thresholds []evictionapi.Threshold, obs *observationSet) bool {
-	disk := conditionIndex(v1.NodeDiskPressure)
 	for _, t := range thresholds {
-		if !isHardEvictionThreshold(t) || signalConditionIndex(t.Signal) != disk {
+		if !isHardDiskThreshold(t) {
 			continue
 		}
 		if ob, ok := obs.get(t.Signal); ok && signalBelow(t, ob, false) {
@@ -179,4 +176,10 @@ func hardDiskThresholdMet(thresholds []evictionapi.Threshold, obs *observationSe
 		}
 	}
 	return false
+}
+
+// isHardDiskThreshold reports whether t is a hard threshold of a disk
+// signal (one that reports DiskPressure).
+func isHardDiskThreshold(t evictionapi.Threshold) bool {
+	return isHardEvictionThreshold(t) && signalConditionIndex(t.Signal) == conditionIndex(v1.NodeDiskPressure)
 }
