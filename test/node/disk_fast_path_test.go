@@ -11,7 +11,6 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 
 	"github.com/evictkit/evictkit/internal/nodeharness"
-	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 )
 
 // diskFastPathLine is what our kubelet logs when the disk fast path acts
@@ -64,12 +63,7 @@ var _ = Describe("Disk fast path", Label("Eviction", "Disk", "DiskFastPath", "Al
 				}
 			},
 			whilePressureBuilds: func(ctx SpecContext, ns string) {
-				By("waiting until the Summary API shows the bystander's 32 MiB")
-				Eventually(ctx, func(g Gomega) {
-					got, ok, err := f.PodEphemeralStorage(ctx, ns, "bystander")
-					g.Expect(err).NotTo(HaveOccurred())
-					g.Expect(ok && got >= 32*nodeharness.Mi).To(BeTrue(), "the Summary API shows the bystander at %d MiB (reported: %v)", got/nodeharness.Mi, ok)
-				}).WithTimeout(3 * time.Minute).WithPolling(suite.Poll).Should(Succeed())
+				waitStorageShown(ctx, ns, "bystander", 32*nodeharness.Mi)
 				By("letting the writer fill its emptyDir at 200 MiB/s")
 				start.give(ctx)
 			},

@@ -2,6 +2,7 @@ package nodee2e
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -32,6 +33,20 @@ func pruneImages(ctx context.Context) {
 func waitFsStatsCurrent(ctx context.Context) {
 	By("waiting for the kubelet's filesystem figures to catch up with the filesystems")
 	Eventually(ctx, f.FsStatsCurrent).WithTimeout(2 * time.Minute).WithPolling(suite.Poll).Should(Succeed())
+}
+
+// waitStorageShown waits until the Summary API shows a pod using at least
+// bytes of ephemeral storage (its per-pod disk figures are refreshed about
+// once a minute), and stops the spec if the pod ended first.
+func waitStorageShown(ctx context.Context, ns, pod string, bytes int64) {
+	mib := bytes / nodeharness.Mi
+	By(fmt.Sprintf("waiting until the Summary API shows %s's %d MiB", pod, mib))
+	Eventually(ctx, func(g Gomega) {
+		stopIfEnded(ctx, g, ns, pod, fmt.Sprintf("it was shown at %d MiB", mib))
+		got, ok, err := f.PodEphemeralStorage(ctx, ns, pod)
+		g.Expect(err).NotTo(HaveOccurred())
+		g.Expect(ok && got >= bytes).To(BeTrue(), "the Summary API shows %s at %d MiB (reported: %v)", pod, got/nodeharness.Mi, ok)
+	}).WithTimeout(3 * time.Minute).WithPolling(suite.Poll).Should(Succeed())
 }
 
 // idleDiskPod writes nothing and requests 10Mi of ephemeral storage, which

@@ -194,13 +194,7 @@ var _ = Describe("Disk really full", Label("Eviction", "Disk", "Faults", "Serial
 				}
 			},
 			whilePressureBuilds: func(ctx SpecContext, ns string) {
-				By("waiting until the Summary API shows the writer's first 100 MiB")
-				Eventually(ctx, func(g Gomega) {
-					stopIfEnded(ctx, g, ns, "writer", "it was shown at 100 MiB")
-					got, ok, err := f.PodEphemeralStorage(ctx, ns, "writer")
-					g.Expect(err).NotTo(HaveOccurred())
-					g.Expect(ok && got >= 100*nodeharness.Mi).To(BeTrue(), "the Summary API shows the writer at %d MiB (reported: %v)", got/nodeharness.Mi, ok)
-				}).WithTimeout(3 * time.Minute).WithPolling(suite.Poll).Should(Succeed())
+				waitStorageShown(ctx, ns, "writer", 100*nodeharness.Mi)
 				By("letting the writer fill the filesystem")
 				resume.give(ctx)
 			},
