@@ -2,6 +2,7 @@ package parity
 
 import (
 	"flag"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -54,17 +55,22 @@ func TestParityCatchesChangedManagers(t *testing.T) {
 		}},
 		{"local storage isolation off", func(_ *ours.Config, lsci *bool) { *lsci = false }},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			quietKlog()
-			candidate := oursWith(tc.tweak)
-			for i := range uint64(shortRun) {
-				if r := check(candidate, Generate(1+i), 50); r.Verdict == Differed {
-					t.Logf("caught at seed %d: %s", r.Seed, r.Diff)
-					return
+		// Also as an order-dependent candidate (as the series' first stages
+		// are run): its redraws must not hide a real difference.
+		for _, orderDependent := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/order-dependent=%t", tc.name, orderDependent), func(t *testing.T) {
+				quietKlog()
+				candidate := oursWith(tc.tweak)
+				candidate.orderDependent = orderDependent
+				for i := range uint64(shortRun) {
+					if r := check(candidate, Generate(1+i), 50); r.Verdict == Differed {
+						t.Logf("caught at seed %d: %s", r.Seed, r.Diff)
+						return
+					}
 				}
-			}
-			t.Errorf("no difference found in %d scenarios", shortRun)
-		})
+				t.Errorf("no difference found in %d scenarios", shortRun)
+			})
+		}
 	}
 }
 

@@ -52,8 +52,25 @@ type Result struct {
 // texts in some run (see everyPassText).
 func Check(s *Scenario, bound int) Result { return check(oursSubject, s, bound) }
 
+// redraws is how many more times check draws an order-dependent
+// candidate's outcome before calling it a difference. Such a candidate
+// (upstream's own manager, at the series' first stages) picks among up to
+// dozens of outcomes by map order, some rarer than upstream's bounded runs
+// can be sure to meet (seed 125: 5 draws in 3,000 missed); code that
+// decides otherwise differs on every draw.
+const redraws = 2
+
 // check is Check with candidate in evictkit's place.
 func check(candidate subject, s *Scenario, bound int) Result {
+	r := checkOnce(candidate, s, bound)
+	for i := 0; i < redraws && candidate.orderDependent && r.Verdict == Differed; i++ {
+		r = checkOnce(candidate, s, bound)
+	}
+	return r
+}
+
+// checkOnce is check on one draw of the candidate's outcome.
+func checkOnce(candidate subject, s *Scenario, bound int) Result {
 	r := Result{Seed: s.Seed}
 	ordered := orderedPerm(s)
 	oursT, thresholds := traceOf(candidate, s, nil, ordered)
