@@ -275,5 +275,21 @@ func (m *managerImpl) diskFastPass(ctx context.Context, podFunc ActivePodsFunc) 
 	ob, _ := obs.get(d.target.threshold.Signal)
 	logger.Info("Eviction manager: disk fast path", "signal", d.target.threshold.Signal, "available", ob.available,
 		"threshold", describeThreshold(d.target.threshold), "podsMeasured", len(fresh.pod), "measureTook", took)
-	return m.relieve(ctx, d.target, pods, obs)
+	return m.relieve(ctx, d.target, pods, obs, func(ctx context.Context) (*observationSet, bool) {
+		return m.statfsAfterReclaim(ctx, d.target.threshold.Signal, obs)
+	})
+}
+
+// statfsAfterReclaim observes, after node-level reclaim for a disk fast
+// pass's signal, the filesystems with statfs again (the pass's figures
+// came from there; the Summary API's may be older, and reading it took
+// 43 ms on a kind node). Other signals keep the pass's figures obs. Where
+// the signal's filesystem cannot be read it falls back to the Summary API.
+func (m *managerImpl) statfsAfterReclaim(ctx context.Context, signal evictionapi.Signal, obs *observationSet) (*observationSet, bool) {
+	fresh := m.fast.disk.readFs(ctx, *m.layout, m.clock.Now())
+	if fresh.figuresFor(signal, *m.layout) == nil {
+		return m.summaryAfterReclaim(ctx)
+	}
+	after, _ := withFreshDisk(obs, nil, nil, fresh, *m.layout)
+	return after, true
 }

@@ -167,8 +167,8 @@ func TestDiskFastPassDecidesOnFreshFigures(t *testing.T) {
 	if !h.m.diskCrossed(ctx) {
 		t.Fatal("diskCrossed = false with 600Mi available by statfs")
 	}
-	// Node-level reclaim reads the Summary API after it: nodefs as low.
-	h.summary.set(lowDisk(h.clock.Now(), 600*mi, st...))
+	// Node-level reclaim frees nothing; statfs after it shows as little
+	// (the Summary API, not read, still shows 80Gi).
 	before := mgrEvictionCount(t, string(evictionapi.SignalNodeFsAvailable))
 	evicted := h.m.diskFastPass(ctx, h.activePods)
 	if got := podNames(evicted); !reflect.DeepEqual(got, []string{"writer"}) {
@@ -213,6 +213,51 @@ func TestDiskFastPassDecidesOnFreshFigures(t *testing.T) {
 	}
 	if n := len(h.killer.get()); n != 1 {
 		t.Errorf("%d kills in all, want 1", n)
+	}
+}
+
+// After node-level reclaim a disk fast pass reads the filesystems with
+// statfs again, where its figures came from: what reclaim freed counts at
+// once whatever the Summary API says. Where statfs cannot read the
+// filesystem then, the Summary API decides.
+func TestDiskFastPassJudgesReclaimByStatfs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// reclaim is what container GC does to the node's filesystem.
+		reclaim func(h *diskHarness)
+		want    []string
+	}{
+		{"reclaim frees enough by statfs, Summary API still low", func(h *diskHarness) {
+			h.fs.set(h.dirs.root, fsFigures{capacity: 100 * gi, available: 2 * gi, inodes: 1000000, inodesFree: 899000})
+		}, nil},
+		{"reclaim frees too little by statfs", func(h *diskHarness) {
+			h.fs.set(h.dirs.root, fsFigures{capacity: 100 * gi, available: 700 * mi, inodes: 1000000, inodesFree: 899000})
+		}, []string{"writer"}},
+		{"statfs fails after reclaim: the Summary API's figures, relieved", func(h *diskHarness) {
+			h.fs.mu.Lock()
+			defer h.fs.mu.Unlock()
+			delete(h.fs.fs, h.dirs.root)
+			h.summary.set(lowDisk(h.clock.Now(), 2*gi))
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			writer, idle, pods, st := diskPods()
+			h := newDiskHarness(t, pods, st)
+			ctx := context.Background()
+			h.sync()
+			h.clock.Step(3 * time.Second)
+			h.fs.set(h.dirs.root, fsFigures{capacity: 100 * gi, available: 600 * mi, inodes: 1000000, inodesFree: 899000})
+			h.fs.setTree(h.emptyDir(writer, "scratch"), diskUsage{bytes: 3 * gi, inodes: 2})
+			h.fs.setTree(h.emptyDir(idle, "scratch"), diskUsage{bytes: 500 * mi, inodes: 100})
+			h.summary.set(lowDisk(h.clock.Now(), 600*mi, st...))
+			h.contGC.effect = func() { tc.reclaim(h) }
+			if got := podNames(h.m.diskFastPass(ctx, h.activePods)); !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("disk fast pass evicted %v, want %v", got, tc.want)
+			}
+			if got := h.log.get(); !reflect.DeepEqual(got, []string{"containers", "images"}) {
+				t.Errorf("node-level reclaim %v, want containers then images", got)
+			}
+		})
 	}
 }
 

@@ -227,7 +227,7 @@ func (m *managerImpl) fastPass(ctx context.Context, podFunc ActivePodsFunc, trig
 	ob, _ := obs.get(d.target.threshold.Signal)
 	logger.Info("Eviction manager: fast path", "trigger", trigger, "signal", d.target.threshold.Signal,
 		"available", ob.available, "threshold", describeThreshold(d.target.threshold), "freshPods", len(fresh.pod))
-	return m.relieve(ctx, d.target, pods, obs)
+	return m.relieve(ctx, d.target, pods, obs, m.summaryAfterReclaim)
 }
 
 // cleanupReport says which of the pods a fast path evicted that the core

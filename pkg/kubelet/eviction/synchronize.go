@@ -78,7 +78,7 @@ func (m *managerImpl) synchronize(ctx context.Context, diskInfoProvider DiskInfo
 		logger.V(3).Info("Eviction manager: no resources are starved")
 		return nil, nil
 	}
-	return m.relieve(ctx, d.target, pods, obs), nil
+	return m.relieve(ctx, d.target, pods, obs, m.summaryAfterReclaim), nil
 }
 
 // decideInput is the decision core's input for this pass's observations,
@@ -172,15 +172,21 @@ func (m *managerImpl) evictForLocalStorage(logger klog.Logger, violations []stor
 	return evicted
 }
 
+// afterReclaim observes the node after node-level reclaim; ok is false
+// when it cannot.
+type afterReclaim func(ctx context.Context) (obs *observationSet, ok bool)
+
 // relieve tries node-level reclaim for the target and, when that is not
-// enough, evicts the chosen victims.
-func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods []*v1.Pod, obs *observationSet) []*v1.Pod {
+// enough, evicts the chosen victims. observe is how the pass sees the node
+// after reclaim (where its own figures came from: the monitoring pass
+// reads the Summary API).
+func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods []*v1.Pod, obs *observationSet, observe afterReclaim) []*v1.Pod {
 	logger := klog.FromContext(ctx)
 	logger.Info("Eviction manager: attempting to reclaim", "resourceName", target.resource)
 	m.recorder.Eventf(m.nodeRef, v1.EventTypeWarning, "EvictionThresholdMet", "Attempting to reclaim %s", target.resource)
 
 	if !m.rankingUnavailable && len(target.steps) > 0 {
-		if obs, ok := m.reclaimNodeLevel(ctx, target); ok {
+		if obs, ok := m.reclaimNodeLevel(ctx, target, observe); ok {
 			var relieved bool
 			if target, relieved = replan(target, m.config.Thresholds, obs); relieved {
 				logger.Info("Eviction manager: able to reduce resource pressure without evicting pods.", "resourceName", target.resource)
@@ -228,9 +234,8 @@ func (m *managerImpl) relieve(ctx context.Context, target *reclaimTarget, pods [
 }
 
 // reclaimNodeLevel runs the target's node-level reclaim steps and returns
-// the observations made after them; ok is false when the stats cannot be
-// had.
-func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarget) (*observationSet, bool) {
+// what observe sees after them; ok is false when it cannot see.
+func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarget, observe afterReclaim) (*observationSet, bool) {
 	logger := klog.FromContext(ctx)
 	for _, step := range target.steps {
 		var err error
@@ -244,12 +249,19 @@ func (m *managerImpl) reclaimNodeLevel(ctx context.Context, target *reclaimTarge
 			logger.Info("Eviction manager: unexpected error when attempting to reduce resource pressure", "resourceName", target.resource, "step", step.String(), "err", err)
 		}
 	}
+	obs, ok := observe(ctx)
+	if ok {
+		logObservations(logger, "observations after resource reclaim", obs)
+	}
+	return obs, ok
+}
+
+// summaryAfterReclaim observes the node through the Summary API.
+func (m *managerImpl) summaryAfterReclaim(ctx context.Context) (*observationSet, bool) {
 	summary, err := m.summaryProvider.Get(ctx, true)
 	if err != nil || summary == nil {
-		logger.Error(err, "Eviction manager: failed to get summary stats after resource reclaim")
+		klog.FromContext(ctx).Error(err, "Eviction manager: failed to get summary stats after resource reclaim")
 		return nil, false
 	}
-	obs := observeSummary(summary)
-	logObservations(logger, "observations after resource reclaim", obs)
-	return obs, true
+	return observeSummary(summary), true
 }
