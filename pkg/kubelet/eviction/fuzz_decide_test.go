@@ -284,17 +284,28 @@ func (r *fzReader) pod(i int) *v1.Pod {
 	}
 	for v := 0; v < r.intn(3); v++ {
 		vol := v1.Volume{Name: fmt.Sprintf("v%d", v)}
-		switch r.intn(3) {
+		switch r.intn(8) {
 		case 0:
 			vol.HostPath = &v1.HostPathVolumeSource{Path: "/x"}
+		case 1:
+			vol.ConfigMap = &v1.ConfigMapVolumeSource{}
+		case 2:
+			vol.DownwardAPI = &v1.DownwardAPIVolumeSource{}
+		case 3:
+			vol.Secret = &v1.SecretVolumeSource{}
+		case 4:
+			vol.GitRepo = &v1.GitRepoVolumeSource{}
 		default:
 			ed := &v1.EmptyDirVolumeSource{}
 			if r.bool() {
 				q := r.quantity()
 				ed.SizeLimit = &q
 			}
-			if r.intn(4) == 0 {
+			switch r.intn(8) {
+			case 0, 1:
 				ed.Medium = v1.StorageMediumMemory
+			case 2:
+				ed.Medium = v1.StorageMediumHugePages
 			}
 			vol.EmptyDir = ed
 		}

@@ -290,14 +290,16 @@ func refDiskParts(layout fsLayout, fs refFs) (layers, logs, volumes bool) {
 	return true, true, true
 }
 
-// refLocalVolume: volumes whose data is the pod's local storage: hostPath,
-// emptyDir not backed by memory, configMap, downwardAPI, gitRepo.
+// refLocalVolume: volumes whose data the ranking counts as the pod's:
+// hostPath, and the kubelet's local ephemeral kinds (emptyDir on the
+// node's disk, i.e. the default medium, configMap, gitRepo). Not
+// downwardAPI or secret volumes, nor emptyDir in memory or hugepages.
 func refLocalVolume(v *v1.Volume) bool {
 	switch {
-	case v.HostPath != nil, v.ConfigMap != nil, v.DownwardAPI != nil, v.GitRepo != nil:
+	case v.HostPath != nil, v.ConfigMap != nil, v.GitRepo != nil:
 		return true
 	case v.EmptyDir != nil:
-		return v.EmptyDir.Medium != v1.StorageMediumMemory
+		return v.EmptyDir.Medium == v1.StorageMediumDefault
 	}
 	return false
 }
