@@ -27,7 +27,10 @@ import (
 //	go test -run TestFuzzDecideSeedsReachTheirPath -regen-fuzz-seeds
 //
 // searches inputs (from a fixed random sequence) for the paths whose seed
-// is missing or lost, and writes the shortest it finds.
+// is missing or lost, and writes the shortest it finds. The encoding also
+// differs between the patches of the series, and each patch's tree runs
+// this test: search in the tree of the first patch whose test names the
+// seed, then run the test in each later one.
 
 var regenFuzzSeeds = flag.Bool("regen-fuzz-seeds", false, "rewrite the named FuzzDecide seeds that do not reach their path")
 
