@@ -57,6 +57,9 @@ type Result struct {
 	// KillCall is when the kubelet logged that it must evict pods, right
 	// before it ranks them and calls the kill (both kubelets log it).
 	KillCall time.Time `json:"killCall,omitzero"`
+	// ReclaimStart is when the pass that made the kill call logged that it
+	// attempts to reclaim, before node-level reclaim.
+	ReclaimStart time.Time `json:"reclaimStart,omitzero"`
 	// FirstKill is the earliest SIGTERM a hog logged, and TakenAtKill what
 	// that hog had taken then (MiB). The kill goes through the kubelet's
 	// pod worker between KillCall and FirstKill.
@@ -92,6 +95,10 @@ type Result struct {
 // LatencyMs is the time from the crossing to the kill call, in
 // milliseconds, and whether both were seen.
 func (r Result) LatencyMs() (float64, bool) { return msBetween(r.Crossed, r.KillCall) }
+
+// ReclaimMs is the time from the start of the pass's node-level reclaim
+// to its kill call, in milliseconds, and whether both were seen.
+func (r Result) ReclaimMs() (float64, bool) { return msBetween(r.ReclaimStart, r.KillCall) }
 
 // TerminationMs is the time from the crossing to the first victim's
 // SIGTERM, the start of its termination.
@@ -411,15 +418,7 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 	if err != nil {
 		return err
 	}
-	for _, l := range journal {
-		if !strings.Contains(l, mustEvictLine) {
-			continue
-		}
-		if at, ok, _ := nodeharness.KlogTime(l, res.Start); ok && !at.Before(res.Crossed.Add(-time.Second)) {
-			res.KillCall = at
-			break
-		}
-	}
+	res.ReclaimStart, res.KillCall = killCallTimes(journal, res.Start, res.Crossed)
 	if res.Grace > 0 {
 		if err := graceTimes(journal, level, res); err != nil {
 			return err
@@ -467,8 +466,35 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 const outOfRoomSuffix = "(no more room)"
 
 // mustEvictLine is what both kubelets log right before they rank the pods
-// and kill (pkg/kubelet/eviction, at the default verbosity).
-const mustEvictLine = `"Eviction manager: must evict pod(s) to reclaim"`
+// and kill, and reclaimLine what they log before node-level reclaim, at the
+// start of the same pass (pkg/kubelet/eviction, at the default verbosity).
+const (
+	mustEvictLine = `"Eviction manager: must evict pod(s) to reclaim"`
+	reclaimLine   = `"Eviction manager: attempting to reclaim"`
+)
+
+// killCallTimes returns, from the kubelet's log lines, the first kill call
+// from a second before the crossing on, and when the pass that made it
+// began to reclaim (its last reclaim line before the kill call); zero
+// times where the log has none.
+func killCallTimes(journal []string, start, crossed time.Time) (reclaimStart, killCall time.Time) {
+	from := crossed.Add(-time.Second)
+	for _, l := range journal {
+		isReclaim, isKill := strings.Contains(l, reclaimLine), strings.Contains(l, mustEvictLine)
+		if !isReclaim && !isKill {
+			continue
+		}
+		at, ok, _ := nodeharness.KlogTime(l, start)
+		if !ok || at.Before(from) {
+			continue
+		}
+		if isKill {
+			return reclaimStart, at
+		}
+		reclaimStart = at
+	}
+	return time.Time{}, time.Time{}
+}
 
 // graceTimes sets when the soft threshold's grace started and when a pass
 // first acted after it, from the kubelet's log lines.

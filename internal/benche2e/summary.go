@@ -34,6 +34,9 @@ type Side struct {
 	// victim's SIGTERM), in ms, and Reliefs (s), of the runs that measured
 	// them.
 	Latencies, Terminations, Reliefs []float64
+	// Reclaims are the times from the start of node-level reclaim to the
+	// kill call in the same pass (ms).
+	Reclaims []float64
 	// GraceLate is, for soft scenarios, the time from the grace period's
 	// expiry to the pass that acted (ms).
 	GraceLate []float64
@@ -89,6 +92,9 @@ func Summarize(results []Result) []Summary {
 			}
 			if v, ok := r.LatencyMs(); ok {
 				side.Latencies = append(side.Latencies, v)
+			}
+			if v, ok := r.ReclaimMs(); ok {
+				side.Reclaims = append(side.Reclaims, v)
 			}
 			if v, ok := r.TerminationMs(); ok {
 				side.Terminations = append(side.Terminations, v)

@@ -135,10 +135,10 @@ func TestSummarizePageCache(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 | – | – |\n") {
+	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 | – | – | – / – |\n") {
 		t.Errorf("page cache row wrong:\n%s", b.String())
 	}
-	if !strings.Contains(b.String(), "| – | – | – | – |\n") {
+	if !strings.Contains(b.String(), "| – | – | – | – | – / – |\n") {
 		t.Errorf("the latency row shows pressure or eviction runs:\n%s", b.String())
 	}
 	if !strings.Contains(b.String(), "EvictionReclaimableMemory") {
@@ -172,7 +172,7 @@ func TestSummarizeDuringSoft(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| – | – | 0.50 / 54.00 / 0.009 | – |\n") {
+	if !strings.Contains(b.String(), "| – | – | 0.50 / 54.00 / 0.009 | – | – / – |\n") {
 		t.Errorf("hard-during-soft row without its recovery:\n%s", b.String())
 	}
 }
@@ -180,8 +180,14 @@ func TestSummarizeDuringSoft(t *testing.T) {
 // Disk bursts: runs in which the writer ran out of room, per kubelet.
 func TestSummarizeDiskBurst(t *testing.T) {
 	run := func(kubelet string, full bool) Result {
+		// Node-level reclaim began 40 ms (ours) and 80 ms (upstream)
+		// before the kill call.
+		reclaim := 60 * time.Millisecond
+		if kubelet == "upstream" {
+			reclaim = 20 * time.Millisecond
+		}
 		return Result{Scenario: "diskburst", Kubelet: kubelet, Needed: 1, Evicted: 1, Full: full,
-			Crossed: t0, KillCall: t0.Add(100 * time.Millisecond)}
+			Crossed: t0, ReclaimStart: t0.Add(reclaim), KillCall: t0.Add(100 * time.Millisecond)}
 	}
 	sums := Summarize([]Result{
 		run("evictkit", false), run("evictkit", false), run("upstream", true), run("upstream", false), run("upstream", true),
@@ -197,7 +203,7 @@ func TestSummarizeDiskBurst(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| diskburst | 2 / 3 | 100 / 100 / 1.000 |") || !strings.Contains(b.String(), "| – | 0 / 2 |\n") {
+	if !strings.Contains(b.String(), "| diskburst | 2 / 3 | 100 / 100 / 1.000 |") || !strings.Contains(b.String(), "| – | 0 / 2 | 40 / 80 |\n") {
 		t.Errorf("diskburst row wrong:\n%s", b.String())
 	}
 }
