@@ -29,7 +29,7 @@ var _ = Describe("Disk fast path", Label("Eviction", "Disk", "DiskFastPath", "Al
 	// monitoring interval, and the kubelet's volume figures (refreshed
 	// about once a minute) still show the writer at a megabyte or so when
 	// it crosses. With EvictionDiskFastPath the kubelet sees the crossing
-	// within 100 ms by statfs, measures the pods' volumes and logs, and
+	// within 50 ms by statfs, measures the pods' volumes and logs, and
 	// evicts the writer before the filesystem is full: the writer never
 	// logs that it ran out of room, the bystander stays, and the kubelet
 	// says the disk fast path acted. Upstream's kubelet acts at its next

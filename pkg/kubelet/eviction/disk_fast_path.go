@@ -51,10 +51,10 @@ var _ = addAlphaFeature(alphaFeature{
 // runtime's snapshots, which the kubelet does not walk.
 const (
 	// diskFastPathInterval is how often the watcher reads the
-	// filesystems: one statfs call each (about a microsecond, see
-	// BenchmarkDiskWatcherTick). A writer at 200 MiB/s takes 20 MiB of
-	// headroom per interval.
-	diskFastPathInterval = 100 * time.Millisecond
+	// filesystems: one statfs call each (a few microseconds, see
+	// BenchmarkDiskWatcherTick), the memory watcher's interval. A writer
+	// at 200 MiB/s takes 10 MiB of headroom per interval.
+	diskFastPathInterval = 50 * time.Millisecond
 	// diskFastPathQuiet is the pause after a disk fast pass that evicted
 	// nothing before the watcher tries again.
 	diskFastPathQuiet = time.Second
