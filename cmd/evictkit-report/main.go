@@ -10,11 +10,17 @@
 // With -upstream-node it tables upstream's node e2e passes (make
 // test-upstream-node): per spec, the passes on each kubelet side by side.
 //
+// With -runtime-failure it tells whether a failed pass failed only because
+// the container runtime could not create a test pod's container (make
+// upstream-smoke reruns such a pass once): it prints the pods and the
+// runtime's errors, or fails saying what else failed.
+//
 // Usage:
 //
 //	evictkit-report -phases PHASES.tsv -out SUMMARY.md NAME=REPORT.json...
 //	evictkit-report -controls REPORT.json -kubelet KUBELET -out CONTROLS.md
 //	evictkit-report -upstream-node DIR -out TABLE.md   (DIR/<kubelet>-<focus key>-pass<N>.xml)
+//	evictkit-report -runtime-failure JUNIT.xml -kubelet-log KUBELET.log
 package main
 
 import (
@@ -42,8 +48,13 @@ func run(args []string, stdout io.Writer) error {
 	controls := fs.String("controls", "", "judge this Ginkgo JSON report of a negative-control run")
 	kubelet := fs.String("kubelet", "upstream", "the kubelet the negative controls ran on (for the table)")
 	upstreamNode := fs.String("upstream-node", "", "table the JUnit reports <kubelet>-<focus key>-pass<N>.xml of make test-upstream-node in this directory")
+	runtimeFailure := fs.String("runtime-failure", "", "tell whether this failed JUnit pass failed only on the container runtime (with -kubelet-log)")
+	kubeletLog := fs.String("kubelet-log", "", "the kubelet's log of the pass given to -runtime-failure")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *runtimeFailure != "" {
+		return runRuntimeFailure(*runtimeFailure, *kubeletLog, stdout)
 	}
 	if *controls != "" {
 		return runControls(*controls, *kubelet, *out, stdout)
@@ -156,4 +167,22 @@ func runUpstreamNode(dir, out string, stdout io.Writer) error {
 	}
 	_, err := io.WriteString(stdout, b.String())
 	return err
+}
+
+// runRuntimeFailure prints the test pods the container runtime failed to
+// create, or fails when the pass failed for anything else.
+func runRuntimeFailure(junit, kubeletLog string, stdout io.Writer) error {
+	if kubeletLog == "" {
+		return fmt.Errorf("-runtime-failure %s: want the pass's kubelet log as -kubelet-log", junit)
+	}
+	failures, err := e2ereport.RuntimeCreateFailures(junit, kubeletLog)
+	if err != nil {
+		return err
+	}
+	for _, f := range failures {
+		if _, err := fmt.Fprintf(stdout, "pod %s: %s\n", f.Pod, f.Error); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -45,3 +45,26 @@ func TestUpstreamNodeNoReports(t *testing.T) {
 		t.Errorf("err = %v, want one saying there are no reports", err)
 	}
 }
+
+func TestRuntimeFailureNeedsTheKubeletLog(t *testing.T) {
+	err := run([]string{"-runtime-failure", "x.xml"}, &strings.Builder{})
+	if err == nil || !strings.Contains(err.Error(), "-kubelet-log") {
+		t.Errorf("err = %v, want one asking for -kubelet-log", err)
+	}
+}
+
+func TestRuntimeFailurePrintsThePods(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "kubelet.log")
+	line := `I1207 event.go:395] "Event occurred" object="ns/emptydir-disk-below-sizelimit-pod" fieldPath="spec.containers{c}" kind="Pod" apiVersion="v1" type="Warning" reason="Failed" message="Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to freeze"`
+	if err := os.WriteFile(log, []byte(line+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	junit := filepath.Join("..", "..", "internal", "e2ereport", "testdata", "runtime-failed.xml")
+	if err := run([]string{"-runtime-failure", junit, "-kubelet-log", log}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if want := "pod emptydir-disk-below-sizelimit-pod: Error: failed to create containerd task"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("printed %q, want it to start with %q", out.String(), want)
+	}
+}
