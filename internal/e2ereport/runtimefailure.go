@@ -1,13 +1,10 @@
 package e2ereport
 
 import (
-	"encoding/xml"
 	"fmt"
 	"os"
 	"regexp"
 	"strings"
-
-	"github.com/onsi/ginkgo/v2/reporters"
 )
 
 // RuntimeFailure is a test pod that never ran because the container
@@ -32,13 +29,9 @@ var runtimeCreateFailed = regexp.MustCompile(`object="[^"/]*/([^"]+)" .*type="Wa
 // error for each such pod. It returns those pods and errors, or an error
 // saying why the pass's failure is not (only) the runtime's.
 func RuntimeCreateFailures(junitPath, kubeletLogPath string) ([]RuntimeFailure, error) {
-	raw, err := os.ReadFile(junitPath)
+	suites, err := loadJUnit(junitPath)
 	if err != nil {
 		return nil, err
-	}
-	var suites reporters.JUnitTestSuites
-	if err := xml.Unmarshal(raw, &suites); err != nil {
-		return nil, fmt.Errorf("%s: not a JUnit report: %w", junitPath, err)
 	}
 	log, err := os.ReadFile(kubeletLogPath)
 	if err != nil {

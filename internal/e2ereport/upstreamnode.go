@@ -36,13 +36,9 @@ func (t SpecTally) Runs() int { return t.Passed + t.Failed }
 func LoadJUnitPasses(paths []string) (map[string]*SpecTally, error) {
 	tallies := map[string]*SpecTally{}
 	for _, p := range paths {
-		raw, err := os.ReadFile(p)
+		suites, err := loadJUnit(p)
 		if err != nil {
 			return nil, err
-		}
-		var suites reporters.JUnitTestSuites
-		if err := xml.Unmarshal(raw, &suites); err != nil {
-			return nil, fmt.Errorf("%s: not a JUnit report: %w", p, err)
 		}
 		for _, s := range suites.TestSuites {
 			for _, c := range s.TestCases {
@@ -78,6 +74,19 @@ func LoadJUnitPasses(paths []string) (map[string]*SpecTally, error) {
 		}
 	}
 	return tallies, nil
+}
+
+// loadJUnit reads a Ginkgo JUnit report (--junit-report).
+func loadJUnit(path string) (reporters.JUnitTestSuites, error) {
+	var suites reporters.JUnitTestSuites
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return suites, err
+	}
+	if err := xml.Unmarshal(raw, &suites); err != nil {
+		return suites, fmt.Errorf("%s: not a JUnit report: %w", path, err)
+	}
+	return suites, nil
 }
 
 // selfSkipped tells a spec's own Skip (Ginkgo writes "skipped - <reason>")
