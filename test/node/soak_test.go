@@ -61,7 +61,8 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 	// kubelet are sampled throughout and the history is held to
 	// internal/soak's invariants at the end; the report goes to
 	// -soak-report. With our kubelet EvictionFastPath is on, which
-	// promises that the kernel OOM-kills no pod at the pods' cgroup limit.
+	// promises that the kernel OOM-kills no pod at the pods' cgroup limit
+	// (counted from the kernel's log, read in the node).
 	It("keeps the eviction manager's promises under random pressure", func(ctx SpecContext) {
 		seed := soakSeed
 		if seed == 0 {
@@ -82,6 +83,7 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 		setKubeletConfig(ctx, gates, func(c *kubeletconfig.KubeletConfiguration) { soakThresholds(c, obs) })
 		r := newSoakRecorder()
 		r.h.FastPath = gates["EvictionFastPath"] && !control
+		r.start = time.Now()
 
 		ns := createNamespace(ctx, "soak")
 		staticName := "soak-static"
@@ -94,9 +96,16 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 			}
 		}, NodeTimeout(time.Minute))
 		r.h.Pods = append(r.h.Pods, soakPod(ns, mirror, nil, true))
+		// The static pod's cgroup carries its UID on the node, which
+		// the mirror pod names.
+		mp, err := f.Client.CoreV1().Pods(ns).Get(ctx, mirror, metav1.GetOptions{})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(mp.Annotations).To(HaveKey(corev1.MirrorPodAnnotationKey))
+		r.uids[mp.Annotations[corev1.MirrorPodAnnotationKey]] = ns + "/" + mirror
 		critical, err := f.CreatePod(ctx, ns, f.Pod("soak-critical", nodeharness.MemoryHog("100Mi"), nodeharness.PriorityClass("system-node-critical")))
 		Expect(err).NotTo(HaveOccurred())
 		r.h.Pods = append(r.h.Pods, soakPod(ns, critical.Name, critical, true))
+		r.uids[string(critical.UID)] = ns + "/" + critical.Name
 
 		cpuStart, err := kubeletCPU(ctx)
 		Expect(err).NotTo(HaveOccurred())
@@ -112,6 +121,9 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 			if !now.Before(nextEvents) {
 				r.events(ctx, ns)
 				r.usage(ctx, ns)
+				if err := r.kernelOOM(ctx); err != nil {
+					r.missed["kernel log: "+err.Error()]++
+				}
 				nextEvents = now.Add(soakEventsPoll)
 			}
 			r.endHogs(ctx, ns, lifetimes)
@@ -121,6 +133,7 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 				p, err := f.CreatePod(ctx, ns, f.Pod(h.name, h.args, h.opts...))
 				Expect(err).NotTo(HaveOccurred())
 				r.h.Pods = append(r.h.Pods, soakPod(ns, p.Name, p, false))
+				r.uids[string(p.UID)] = ns + "/" + p.Name
 				r.started[h.kind+", "+h.qos]++
 				lifetimes[p.Name] = now.Add(h.lifetime)
 				GinkgoWriter.Printf("%s started %s: %s %v, %s, priority %q, for %s\n",
@@ -154,6 +167,7 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 		}).WithTimeout(suite.ClearTimeout).WithPolling(soakSample).Should(BeEmpty())
 		r.sample(ctx)
 		r.events(ctx, ns)
+		Expect(r.kernelOOM(ctx)).To(Succeed(), "the kernel's log, read at the end: without it OOM kills would go uncounted")
 		cpuEnd, err := kubeletCPU(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		took := time.Since(start)
@@ -249,13 +263,17 @@ type soakRecorder struct {
 	h       soak.History
 	started map[string]int   // "kind, QoS" → hogs started
 	seen    map[string]int32 // event UID → how many of its count are recorded
-	// oom are the pods without a memory limit the kernel OOM-killed: at
-	// the pods' cgroup limit, which the kubelet's evictions must keep
-	// them from reaching; ownLimitOOM are those killed at a limit of
-	// their own, the pod's business.
-	oom, ownLimitOOM map[string]bool
-	ticks            int            // sample calls, read or not
-	missed           map[string]int // what a sample could not read → how often
+	// uids are the soak's pods by API UID (namespace/name), to know them
+	// in the kernel's log; kills are the kernel's OOM kills in them since
+	// the start, by time and PID; statusOOM are the pods whose container
+	// status says OOMKilled, containerd's account (reported beside the
+	// kernel's, never counted).
+	uids      map[string]string
+	kills     map[string]kernelKill
+	statusOOM map[string]bool
+	start     time.Time
+	ticks     int            // sample calls, read or not
+	missed    map[string]int // what a sample could not read → how often
 	// rejected counts admission rejections: the kubelet records them as
 	// Evicted events too, but they are no evictions.
 	rejected int
@@ -265,7 +283,35 @@ type soakRecorder struct {
 }
 
 func newSoakRecorder() *soakRecorder {
-	return &soakRecorder{started: map[string]int{}, seen: map[string]int32{}, oom: map[string]bool{}, ownLimitOOM: map[string]bool{}, missed: map[string]int{}, running: map[string]bool{}}
+	return &soakRecorder{started: map[string]int{}, seen: map[string]int32{}, uids: map[string]string{}, kills: map[string]kernelKill{},
+		statusOOM: map[string]bool{}, missed: map[string]int{}, running: map[string]bool{}}
+}
+
+// kernelKill is a kernel OOM kill in one of the soak's pods.
+type kernelKill struct {
+	soak.KernelOOMKill
+	Pod string // namespace/name
+}
+
+// kernelOOM reads the kernel's log in the node (the node's kernel: the
+// host's on kind, the VM's on the cgroup v2 node) and records the OOM
+// kills in the soak's pods since the start. It is read every events poll
+// so that no kill leaves the kernel's ring buffer unread.
+func (r *soakRecorder) kernelOOM(ctx context.Context) error {
+	out, err := f.Exec(ctx, "sh", "-c", "dmesg --time-format iso | grep -F ' oom-kill:' || true")
+	if err != nil {
+		return err
+	}
+	kills, err := soak.ParseKernelOOMKills(out)
+	if err != nil {
+		return err
+	}
+	for _, k := range kills {
+		if pod, ok := r.uids[k.PodUID]; ok && !k.At.Before(r.start) {
+			r.kills[fmt.Sprintf("%s/%d", k.At.Format(time.RFC3339Nano), k.PID)] = kernelKill{k, pod}
+		}
+	}
+	return nil
 }
 
 // sample records the node's Ready and pressure conditions and the
@@ -388,7 +434,7 @@ func soakPod(ns, name string, p *corev1.Pod, mustStay bool) soak.Pod {
 	return sp
 }
 
-// endHogs records which pods of ns the kernel OOM-killed, and deletes the
+// endHogs records which pods of ns containerd says were OOM-killed, and deletes the
 // hogs whose lifetime is over or that have ended (evicted, rejected),
 // freeing their place.
 func (r *soakRecorder) endHogs(ctx context.Context, ns string, lifetimes map[string]time.Time) {
@@ -405,11 +451,7 @@ func (r *soakRecorder) endHogs(ctx context.Context, ns string, lifetimes map[str
 			r.running[p.Name] = true
 		}
 		if containerOOMKilled(p) {
-			if memoryLimited(p) {
-				r.ownLimitOOM[ns+"/"+p.Name] = true
-			} else {
-				r.oom[ns+"/"+p.Name] = true
-			}
+			r.statusOOM[ns+"/"+p.Name] = true
 		}
 		until, hog := lifetimes[p.Name]
 		ended := p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded
@@ -436,13 +478,21 @@ func (r *soakRecorder) endHogs(ctx context.Context, ns string, lifetimes map[str
 }
 
 // finish puts the history in the order soak.Check reads it: evictions in
-// time order, the OOM-killed pods sorted.
+// time order, the pods the kernel OOM-killed at a limit above their own
+// sorted.
 func (r *soakRecorder) finish() {
 	slices.SortStableFunc(r.h.Evictions, func(a, b soak.Eviction) int { return a.At.Compare(b.At) })
-	r.h.OOMKills = slices.Sorted(maps.Keys(r.oom))
+	pods := map[string]bool{}
+	for _, k := range r.kills {
+		if !k.OwnLimit {
+			pods[k.Pod] = true
+		}
+	}
+	r.h.OOMKills = slices.Sorted(maps.Keys(pods))
 }
 
-// containerOOMKilled: the kernel's OOM killer ended a container of p.
+// containerOOMKilled: containerd says the kernel's OOM killer ended a
+// container of p.
 func containerOOMKilled(p *corev1.Pod) bool {
 	for _, c := range p.Status.ContainerStatuses {
 		for _, t := range []*corev1.ContainerStateTerminated{c.State.Terminated, c.LastTerminationState.Terminated} {
@@ -452,16 +502,6 @@ func containerOOMKilled(p *corev1.Pod) bool {
 		}
 	}
 	return false
-}
-
-// memoryLimited: every container of p has a memory limit.
-func memoryLimited(p *corev1.Pod) bool {
-	for _, c := range p.Spec.Containers {
-		if _, ok := c.Resources.Limits[corev1.ResourceMemory]; !ok {
-			return false
-		}
-	}
-	return true
 }
 
 // kubeletCPU reads the CPU time the kubelet's process has used, from
@@ -545,9 +585,9 @@ func (r *soakRecorder) report(seed uint64, took, cpu time.Duration, vs []soak.Vi
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "Kernel OOM kills of pods at a memory limit of their own (not the kubelet's to prevent): %d%s.\n\n", len(r.ownLimitOOM), listSuffix(slices.Sorted(maps.Keys(r.ownLimitOOM))))
-	fmt.Fprintf(&b, "Admission rejections: %d. Kernel OOM kills at the pods' cgroup limit: %d%s. Kubelet CPU: %s, %.1f s per hour. Samples: %d of the node, %d of the kubelet.\n\n",
-		r.rejected, len(r.h.OOMKills), listSuffix(r.h.OOMKills), cpu.Round(10*time.Millisecond), cpu.Seconds()/took.Hours(), len(r.h.Conditions), len(r.h.Kubelet))
+	b.WriteString(r.killsReport())
+	fmt.Fprintf(&b, "Admission rejections: %d. Kubelet CPU: %s, %.1f s per hour. Samples: %d of the node, %d of the kubelet.\n\n",
+		r.rejected, cpu.Round(10*time.Millisecond), cpu.Seconds()/took.Hours(), len(r.h.Conditions), len(r.h.Kubelet))
 	if len(r.missed) > 0 {
 		b.WriteString("Reads that failed (samples missed):\n\n")
 		for _, k := range slices.Sorted(maps.Keys(r.missed)) {
@@ -566,6 +606,30 @@ func (r *soakRecorder) report(seed uint64, took, cpu time.Duration, vs []soak.Vi
 		}
 		b.WriteString("\n" + formatViolations(vs))
 	}
+	return b.String()
+}
+
+// killsReport renders the kernel's OOM kills in the soak's pods, and
+// containerd's account beside them.
+func (r *soakRecorder) killsReport() string {
+	var b strings.Builder
+	kills := slices.SortedFunc(maps.Values(r.kills), func(a, b kernelKill) int { return a.At.Compare(b.At) })
+	above := 0
+	for _, k := range kills {
+		if !k.OwnLimit {
+			above++
+		}
+	}
+	fmt.Fprintf(&b, "Kernel OOM kills (the kernel's log) in the soak's pods: %d at a limit above the pod (the pods' cgroup or the node: the kubelet's to prevent), %d at a pod's or container's own limit.\n\n", above, len(kills)-above)
+	if len(kills) > 0 {
+		b.WriteString("| killed at | pod | PID | limit hit |\n|---|---|---|---|\n")
+		for _, k := range kills {
+			fmt.Fprintf(&b, "| %s | %s | %d | %s |\n", k.At.Format("15:04:05.000"), k.Pod, k.PID, map[bool]string{true: "its own", false: "above the pod"}[k.OwnLimit])
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "Pods whose container status says OOMKilled: %d%s (containerd's account; on cgroup v1 the kernel tells every cgroup under one at its limit, so it counts pods the kernel did not kill).\n\n",
+		len(r.statusOOM), listSuffix(slices.Sorted(maps.Keys(r.statusOOM))))
 	return b.String()
 }
 
