@@ -97,10 +97,16 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 		}, NodeTimeout(time.Minute))
 		r.h.Pods = append(r.h.Pods, soakPod(ns, mirror, nil, true))
 		// The static pod's cgroup carries its UID on the node, which
-		// the mirror pod names.
+		// the mirror pod names once the kubelet has made it.
+		Eventually(ctx, func() (map[string]string, error) {
+			mp, err := f.Client.CoreV1().Pods(ns).Get(ctx, mirror, metav1.GetOptions{})
+			if err != nil {
+				return nil, err
+			}
+			return mp.Annotations, nil
+		}).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).Should(HaveKey(corev1.MirrorPodAnnotationKey), "the static pod's mirror pod")
 		mp, err := f.Client.CoreV1().Pods(ns).Get(ctx, mirror, metav1.GetOptions{})
 		Expect(err).NotTo(HaveOccurred())
-		Expect(mp.Annotations).To(HaveKey(corev1.MirrorPodAnnotationKey))
 		r.uids[mp.Annotations[corev1.MirrorPodAnnotationKey]] = ns + "/" + mirror
 		critical, err := f.CreatePod(ctx, ns, f.Pod("soak-critical", nodeharness.MemoryHog("100Mi"), nodeharness.PriorityClass("system-node-critical")))
 		Expect(err).NotTo(HaveOccurred())
