@@ -41,6 +41,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/upstream-node-reports.sh"
 
 root="$(repo_root)"
 kubelet="${KUBELET:-evictkit}"
@@ -217,7 +218,7 @@ step "test-upstream-node: arranging the node for the suite"
 docker exec "${node}" bash "${in_node}/provision.sh"
 
 mkdir -p "${reports}"
-key="$(printf '%s\n%s\n' "${focus}" "${skip}" | sha256sum | cut -c1-8)"
+key="$(upstream_node_key "${focus}" "${skip}")"
 rm -f "${reports}/${kubelet}-${key}"-pass*
 printf 'focus: %s\nskip: %s\n' "${focus}" "${skip}" >"${reports}/${kubelet}-${key}.focus"
 # The runtime flags are those upstream's containerd node e2e lanes give

@@ -19,6 +19,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/steps.sh"
 source "$(dirname "${BASH_SOURCE[0]}")/lib/engine-env.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/upstream-node-reports.sh"
 
 root="$(repo_root)"
 mode="${1:-smoke}"
@@ -51,7 +52,7 @@ if [[ "${mode}" == control ]]; then
 	exit 0
 fi
 # the focus's reports, as test-upstream-node.sh names them
-key="$(printf '%s\n%s\n' "${focus}" "" | sha256sum | cut -c1-8)"
+key="$(upstream_node_key "${focus}" "")"
 reports="${root}/_output/reports/upstream-node-e2e"
 xml="${reports}/evictkit-${key}-pass1.xml"
 log="${reports}/evictkit-${key}-pass1-kubelet.log"

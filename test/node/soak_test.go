@@ -98,16 +98,16 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 		r.h.Pods = append(r.h.Pods, soakPod(ns, mirror, nil, true))
 		// The static pod's cgroup carries its UID on the node, which
 		// the mirror pod names once the kubelet has made it.
+		var staticUID string
 		Eventually(ctx, func() (map[string]string, error) {
 			mp, err := f.Client.CoreV1().Pods(ns).Get(ctx, mirror, metav1.GetOptions{})
 			if err != nil {
 				return nil, err
 			}
+			staticUID = mp.Annotations[corev1.MirrorPodAnnotationKey]
 			return mp.Annotations, nil
 		}).WithTimeout(suite.ClearTimeout).WithPolling(suite.Poll).Should(HaveKey(corev1.MirrorPodAnnotationKey), "the static pod's mirror pod")
-		mp, err := f.Client.CoreV1().Pods(ns).Get(ctx, mirror, metav1.GetOptions{})
-		Expect(err).NotTo(HaveOccurred())
-		r.uids[mp.Annotations[corev1.MirrorPodAnnotationKey]] = ns + "/" + mirror
+		r.uids[staticUID] = ns + "/" + mirror
 		critical, err := f.CreatePod(ctx, ns, f.Pod("soak-critical", nodeharness.MemoryHog("100Mi"), nodeharness.PriorityClass("system-node-critical")))
 		Expect(err).NotTo(HaveOccurred())
 		r.h.Pods = append(r.h.Pods, soakPod(ns, critical.Name, critical, true))
@@ -275,7 +275,7 @@ type soakRecorder struct {
 	// status says OOMKilled, containerd's account (reported beside the
 	// kernel's, never counted).
 	uids      map[string]string
-	kills     map[string]kernelKill
+	kills     map[killKey]kernelKill
 	statusOOM map[string]bool
 	start     time.Time
 	ticks     int            // sample calls, read or not
@@ -289,7 +289,7 @@ type soakRecorder struct {
 }
 
 func newSoakRecorder() *soakRecorder {
-	return &soakRecorder{started: map[string]int{}, seen: map[string]int32{}, uids: map[string]string{}, kills: map[string]kernelKill{},
+	return &soakRecorder{started: map[string]int{}, seen: map[string]int32{}, uids: map[string]string{}, kills: map[killKey]kernelKill{},
 		statusOOM: map[string]bool{}, missed: map[string]int{}, running: map[string]bool{}}
 }
 
@@ -297,6 +297,12 @@ func newSoakRecorder() *soakRecorder {
 type kernelKill struct {
 	soak.KernelOOMKill
 	Pod string // namespace/name
+}
+
+// killKey tells one kill from another across reads of the kernel's log.
+type killKey struct {
+	at  int64 // Unix nanoseconds
+	pid int
 }
 
 // kernelOOM reads the kernel's log in the node (the node's kernel: the
@@ -314,7 +320,7 @@ func (r *soakRecorder) kernelOOM(ctx context.Context) error {
 	}
 	for _, k := range kills {
 		if pod, ok := r.uids[k.PodUID]; ok && !k.At.Before(r.start) {
-			r.kills[fmt.Sprintf("%s/%d", k.At.Format(time.RFC3339Nano), k.PID)] = kernelKill{k, pod}
+			r.kills[killKey{k.At.UnixNano(), k.PID}] = kernelKill{k, pod}
 		}
 	}
 	return nil
