@@ -58,7 +58,7 @@ qemu_pid() {
 	local pid
 	pid="$(cat "${run}/qemu.pid" 2>/dev/null)" || return 0
 	[[ -n "${pid}" && -r "/proc/${pid}/cmdline" ]] || return 0
-	tr '\0' ' ' <"/proc/${pid}/cmdline" | grep -q -- "-name ${name} " && echo "${pid}"
+	[[ "$(tr '\0' ' ' <"/proc/${pid}/cmdline")" == *"-name ${name} "* ]] && echo "${pid}"
 	return 0
 }
 

@@ -36,7 +36,7 @@ export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:
 install_missing() {
 	local p missing=() start=${SECONDS}
 	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "${p}" 2>/dev/null | grep -q 'install ok installed' || missing+=("${p}")
+		[[ "$(dpkg-query -W -f='${Status}' "${p}" 2>/dev/null)" == *"install ok installed"* ]] || missing+=("${p}")
 	done
 	((${#missing[@]} > 0)) || return 0
 	[[ $(id -u) -eq 0 ]] || die "missing packages: ${missing[*]}" "run as root, or apt-get install ${missing[*]}"

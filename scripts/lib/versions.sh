@@ -9,7 +9,11 @@
 K8S_BASES=(v1.37.2 v1.38.0-beta.0)
 K8S_DEFAULT_VERSION="${K8S_BASES[0]}"
 K8S_VERSION="${K8S_VERSION:-${K8S_DEFAULT_VERSION}}"
-if ! printf '%s\n' "${K8S_BASES[@]}" | grep -qxF -- "${K8S_VERSION}"; then
+# A loop, not printf | grep -q: under pipefail grep's early exit can kill
+# printf with SIGPIPE and fail the test for a listed base.
+_base_known=false
+for _b in "${K8S_BASES[@]}"; do [[ "${_b}" != "${K8S_VERSION}" ]] || _base_known=true; done
+if [[ "${_base_known}" != true ]]; then
 	echo "ERROR: K8S_VERSION=${K8S_VERSION} is not a supported base (${K8S_BASES[*]}; scripts/lib/versions.sh lists them)" >&2
 	exit 1
 fi

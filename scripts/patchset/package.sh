@@ -277,10 +277,10 @@ add_boilerplate() {
 # add_file_boilerplate FILE: the same for one Go file.
 add_file_boilerplate() {
 	local f="$1"
-	if head -n 5 "${f}" | grep -q 'Copyright'; then
+	if grep -q 'Copyright' <<<"$(head -n 5 "${f}")"; then
 		return 0
 	fi
-	if head -n 1 "${f}" | grep -q '^//go:build '; then
+	if [[ "$(head -n 1 "${f}")" == "//go:build "* ]]; then
 		{ head -n 1 "${f}"; echo; boilerplate; tail -n +2 "${f}" | sed '1{/^$/d}'; } >"${f}.new"
 	else
 		{ boilerplate; cat "${f}"; } >"${f}.new"

@@ -75,7 +75,7 @@ start=${SECONDS}
 bin="${work}/src/busybox/busybox"
 file_out="$(file -b "${bin}" 2>/dev/null || true)"
 [[ -z "${file_out}" || "${file_out}" == *"statically linked"* ]] || die "${bin} is not static: ${file_out}"
-"${bin}" --list | grep -qx nmeter || die "busybox ${version} (defconfig) has no nmeter applet"
+grep -qx nmeter <<<"$("${bin}" --list)" || die "busybox ${version} (defconfig) has no nmeter applet"
 note "busybox: built in $((SECONDS - start)) s"
 
 mkdir -p "${work}/rootfs/bin" "${work}/rootfs/etc" "${work}/rootfs/root" "${work}/rootfs/home" \
