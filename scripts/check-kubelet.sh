@@ -80,6 +80,8 @@ step "check-kubelet: tests in the patched tree"
 [[ -d "${patched}" ]] || die "${patched} does not exist" "run: make kubelet"
 cd "${patched}"
 GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/eviction/... ./pkg/kubelet/nodeshutdown/... ./pkg/kubelet/preemption/... ./pkg/features/
-# pkg/kubelet's tests that exercise the eviction manager through the kubelet.
-GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/ -run "${KUBELET_TEST_RUN:-Evict|Admit|Pressure|TestHandlePod|TestRecordAdmissionRejection|TestSyncPodsSetStatusToFailed}"
+# pkg/kubelet's tests that exercise the eviction manager through the kubelet,
+# and the pod worker's and runtime manager's kill paths that patch 0022 edits.
+GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/ -run "${KUBELET_TEST_RUN:-Evict|Admit|Pressure|TestHandlePod|TestRecordAdmissionRejection|TestSyncPodsSetStatusToFailed|PodWorker|TestUpdatePod|KillPod|GracePeriod}"
+GOFLAGS=-mod=mod go test -count=1 ./pkg/kubelet/kuberuntime/ -run 'Kill|GracePeriod|LifeCycleHook'
 step "check-kubelet: OK"

@@ -39,7 +39,7 @@ K8S_MINOR="$(sed -E 's/^v([0-9]+\.[0-9]+)\..*/\1/' <<<"${SERIES_K8S_VERSION:-${K
 # then the alpha gates. Before wired, the core uses upstream's definitions
 # of the few names both packages define alike (isHardEvictionThreshold,
 # resourcePids, ...): ours are in blocks marked wired.
-features_in_order=(ranking decision notifier wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier EvictionSoftGraceTimer EvictionNegativeMaxPodGraceDefers EvictionNodeFsReclaim EvictionHardDuringSoft EvictionReclaimableMemory EvictionResumeAfterRestart EvictionDiskFastPath)
+features_in_order=(ranking decision notifier wired fuzz EvictionReclaimSized EvictionFastPath EvictionExplain EvictionDryRun EvictionPSI EvictionCgroupV2Notifier EvictionSoftGraceTimer EvictionNegativeMaxPodGraceDefers EvictionNodeFsReclaim EvictionHardDuringSoft EvictionReclaimableMemory EvictionResumeAfterRestart EvictionDiskFastPath EvictionKillWithoutGrace)
 
 # FEATURE:FILE,...: the upstream files of the package that FEATURE, reached
 # before wired, removes (its own files take their place). Any other file
@@ -412,6 +412,23 @@ copy_files() {
 		else
 			sed 's#github.com/evictkit/evictkit/#k8s.io/kubernetes/#g' "${EVICTKIT}/${f}" >"${f}"
 		fi
+		git add -f "${f}"
+	done
+}
+
+# copy_tree_files PATH...: copies each of evictkit's files at _tree/PATH
+# into the kubernetes tree at PATH, with the license boilerplate. _tree
+# holds tests of the upstream code a patch edits: they use that package's
+# unexported names and test helpers, so they build only in the kubernetes
+# tree (the go command leaves directories named _* out of evictkit's
+# module).
+copy_tree_files() {
+	local f
+	for f in "$@"; do
+		[[ -f "${EVICTKIT}/_tree/${f}" ]] || { echo "copy_tree_files: ${EVICTKIT}/_tree/${f} not found" >&2; return 1; }
+		[[ ! -e "${f}" ]] || { echo "copy_tree_files: ${f} already exists upstream" >&2; return 1; }
+		cp "${EVICTKIT}/_tree/${f}" "${f}"
+		[[ "${f}" != *.go ]] || add_file_boilerplate "${f}"
 		git add -f "${f}"
 	done
 }

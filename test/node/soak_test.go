@@ -60,9 +60,12 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 	// lifetimes, started at random times from a seed. The node and the
 	// kubelet are sampled throughout and the history is held to
 	// internal/soak's invariants at the end; the report goes to
-	// -soak-report. With our kubelet EvictionFastPath is on, which
-	// promises that the kernel OOM-kills no pod at the pods' cgroup limit
-	// (counted from the kernel's log, read in the node).
+	// -soak-report. With our kubelet EvictionFastPath and
+	// EvictionKillWithoutGrace are on, which promise that the kernel
+	// OOM-kills no pod at the pods' cgroup limit (counted from the
+	// kernel's log, read in the node): the fast path decides within
+	// milliseconds, and a hard eviction's victim is SIGKILLed at once
+	// rather than given 2 s in which a hog that survives SIGTERM grows on.
 	It("keeps the eviction manager's promises under random pressure", func(ctx SpecContext) {
 		seed := soakSeed
 		if seed == 0 {
@@ -78,11 +81,12 @@ var _ = Describe("Soak", Label("Soak", "Eviction", "Serial", "Slow"), func() {
 		GinkgoWriter.Printf("observations: %+v\n", obs)
 		var gates map[string]bool
 		if f.Kubelet == nodeharness.KubeletEvictkit {
-			gates = map[string]bool{"EvictionFastPath": true}
+			gates = map[string]bool{"EvictionFastPath": true, "EvictionKillWithoutGrace": true}
 		}
 		setKubeletConfig(ctx, gates, func(c *kubeletconfig.KubeletConfiguration) { soakThresholds(c, obs) })
 		r := newSoakRecorder()
 		r.h.FastPath = gates["EvictionFastPath"] && !control
+		r.gates = gates
 		r.start = time.Now()
 
 		ns := createNamespace(ctx, "soak")
@@ -278,8 +282,9 @@ type soakRecorder struct {
 	kills     map[killKey]kernelKill
 	statusOOM map[string]bool
 	start     time.Time
-	ticks     int            // sample calls, read or not
-	missed    map[string]int // what a sample could not read → how often
+	gates     map[string]bool // the kubelet's alpha gates during the soak
+	ticks     int             // sample calls, read or not
+	missed    map[string]int  // what a sample could not read → how often
 	// rejected counts admission rejections: the kubelet records them as
 	// Evicted events too, but they are no evictions.
 	rejected int
@@ -568,11 +573,26 @@ func soakLeftovers(ctx context.Context, ns, static string) []string {
 	return left
 }
 
+// gateList names the gates that are on, sorted, or says none is.
+func gateList(gates map[string]bool) string {
+	var on []string
+	for g, v := range gates {
+		if v {
+			on = append(on, g)
+		}
+	}
+	if len(on) == 0 {
+		return "none"
+	}
+	slices.Sort(on)
+	return strings.Join(on, ", ")
+}
+
 // report renders the run in markdown.
 func (r *soakRecorder) report(seed uint64, took, cpu time.Duration, vs []soak.Violation) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Soak: kubelet %s on %s\n\n", f.Kubelet, f.Node)
-	fmt.Fprintf(&b, "Seed %d, hogs started for %s, %s in all (to the pressure gone). Feature gates: EvictionFastPath %v.\n\n", seed, soakDuration, took.Round(time.Second), r.h.FastPath)
+	fmt.Fprintf(&b, "Seed %d, hogs started for %s, %s in all (to the pressure gone). Alpha feature gates on: %s.\n\n", seed, soakDuration, took.Round(time.Second), gateList(r.gates))
 	pods := 0
 	keys := slices.Sorted(maps.Keys(r.started))
 	b.WriteString("| hogs started | count |\n|---|---|\n")

@@ -237,6 +237,11 @@ func makeVictim(in *decideInput, target *reclaimTarget, i int) victim {
 	}
 	msg, ann := thresholdEvictionMessage(target.resource, &target.threshold, ob, c.pod, in.stats.lookup(c.pod), in.gates.podLevelResources)
 	grace := evictionGracePeriod(target.threshold, c.pod, in.maxPodGracePeriodSeconds)
+	//evictkit:begin EvictionKillWithoutGrace
+	if isHardEvictionThreshold(target.threshold) {
+		grace = hardEvictionGrace(in.gates)
+	}
+	//evictkit:end EvictionKillWithoutGrace
 	//evictkit:begin EvictionNegativeMaxPodGraceDefers
 	if !isHardEvictionThreshold(target.threshold) && deferToPodGrace(in.gates, in.maxPodGracePeriodSeconds) {
 		grace = podOwnGracePeriod(c.pod)
