@@ -169,7 +169,7 @@ func describe(r benche2e.Result) string {
 	if r.Pressure {
 		s += " MemoryPressure reported;"
 	}
-	return s + fmt.Sprintf(" %d evicted (%d needed), %d OOM-killed", r.Evicted, r.Needed, r.OOMKilled)
+	return s + fmt.Sprintf(" %d evicted (%d needed), %d OOM-killed (kernel's log; containerd's status: %d)", r.Evicted, r.Needed, r.OOMKilled, r.StatusOOMKilled)
 }
 
 func writeReport(resultsPath, out, node string) error {

@@ -65,11 +65,15 @@ type Result struct {
 	// pod worker between KillCall and FirstKill.
 	FirstKill   time.Time `json:"firstKill,omitzero"`
 	TakenAtKill int64     `json:"takenAtKillMiB"`
-	// Evicted and OOMKilled count hogs by how they ended; Needed is how
-	// many had to go.
+	// Evicted and OOMKilled count hogs by how they ended (OOMKilled: the
+	// kernel's OOM killer killed a process of the hog, by the kernel's
+	// log); Needed is how many had to go.
 	Evicted   int `json:"evicted"`
 	OOMKilled int `json:"oomKilled"`
 	Needed    int `json:"needed"`
+	// StatusOOMKilled counts hogs with a container whose status says
+	// OOMKilled (containerd's account; OOMKilled is the kernel's).
+	StatusOOMKilled int `json:"statusOOMKilled"`
 	// Grace is the soft threshold's grace period (SoftGrace scenarios);
 	// GraceStart is when the kubelet's first pass observed the signal
 	// below the threshold, and Acted when a pass first acted on it after
@@ -428,19 +432,26 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 	if err != nil {
 		return err
 	}
+	killed, err := kernelKilledPods(ctx, f, res.Start)
+	if err != nil {
+		return fmt.Errorf("reading the kernel's OOM kills: %w", err)
+	}
 	for _, p := range pods {
 		if !isHog(p.Name, hogs) {
 			continue
 		}
+		if statusOOMKilled(&p) {
+			res.StatusOOMKilled++
+		}
 		switch {
-		case oomKilled(&p):
+		case killed[string(p.UID)]:
 			res.OOMKilled++
 		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == nodeharness.EvictedReason:
 			res.Evicted++
 		}
 		hl, err := logs[p.Name].Lines()
 		if err != nil {
-			if oomKilled(&p) {
+			if killed[string(p.UID)] || statusOOMKilled(&p) {
 				// The kernel killed it before it logged a line (within a
 				// second of its start): there is no SIGTERM to find.
 				continue
@@ -517,8 +528,28 @@ func graceTimes(journal []string, level int64, res *Result) error {
 	return nil
 }
 
-// oomKilled reports whether the kernel OOM killer ended a container of p.
-func oomKilled(p *corev1.Pod) bool {
+// kernelKilledPods are the UIDs of the pods in which the kernel's OOM
+// killer killed a process since start, by the kernel's log: the record
+// that counts. On cgroup v1 containerd reports every container under a
+// memory cgroup that hit its limit as OOMKilled when it ends, however it
+// ends (an evicted hog among them).
+func kernelKilledPods(ctx context.Context, f *nodeharness.Framework, start time.Time) (map[string]bool, error) {
+	kills, err := f.KernelOOMKills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, k := range kills {
+		if !k.At.Before(start) {
+			out[k.PodUID] = true
+		}
+	}
+	return out, nil
+}
+
+// statusOOMKilled reports whether a container of p has the status
+// OOMKilled: containerd's account, reported beside the kernel's.
+func statusOOMKilled(p *corev1.Pod) bool {
 	for _, c := range p.Status.ContainerStatuses {
 		if t := c.State.Terminated; t != nil && t.Reason == "OOMKilled" {
 			return true

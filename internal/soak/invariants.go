@@ -65,7 +65,7 @@ type History struct {
 	Kubelet    []KubeletSample
 	// OOMKills are the pods the kernel's OOM killer killed a process of
 	// at a limit above the pod's own (the pods' cgroup, the node), by
-	// UID: from the kernel's log (KernelOOMKill), not containerd's status.
+	// UID: from the kernel's log (kernellog.OOMKill), not containerd's status.
 	OOMKills []string
 	// FastPath: the kubelet ran with EvictionFastPath, which promises no
 	// kernel OOM kill of a pod.

@@ -23,6 +23,7 @@ import (
 	kubeletconfig "k8s.io/kubelet/config/v1beta1"
 	"k8s.io/utils/ptr"
 
+	"github.com/evictkit/evictkit/internal/kernellog"
 	"github.com/evictkit/evictkit/internal/nodeharness"
 	"github.com/evictkit/evictkit/internal/nodeharness/suite"
 	"github.com/evictkit/evictkit/internal/soak"
@@ -300,7 +301,7 @@ func newSoakRecorder() *soakRecorder {
 
 // kernelKill is a kernel OOM kill in one of the soak's pods.
 type kernelKill struct {
-	soak.KernelOOMKill
+	kernellog.OOMKill
 	Pod string // namespace/name
 }
 
@@ -315,11 +316,7 @@ type killKey struct {
 // kills in the soak's pods since the start. It is read every events poll
 // so that no kill leaves the kernel's ring buffer unread.
 func (r *soakRecorder) kernelOOM(ctx context.Context) error {
-	out, err := f.Exec(ctx, "sh", "-c", "dmesg --time-format iso | grep -F ' oom-kill:' || true")
-	if err != nil {
-		return err
-	}
-	kills, err := soak.ParseKernelOOMKills(out)
+	kills, err := f.KernelOOMKills(ctx)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package soak
+package kernellog
 
 import (
 	"fmt"
@@ -8,12 +8,12 @@ import (
 	"time"
 )
 
-// KernelOOMKill is one kill of the kernel's OOM killer in a pod, as the
+// OOMKill is one kill of the kernel's OOM killer in a pod, as the
 // kernel logged it. The kernel's log is the record to count: a container's
 // status is not (on cgroup v1 the kernel tells every memory cgroup under
 // the one that hit its limit, and containerd then reports each of their
 // containers as OOMKilled when it ends, however it ends).
-type KernelOOMKill struct {
+type OOMKill struct {
 	At time.Time
 	// PodUID is the API UID of the pod whose process was killed.
 	PodUID string
@@ -37,12 +37,12 @@ var (
 	podCgroup = regexp.MustCompile(`pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12}|[0-9a-f]{32})`)
 )
 
-// ParseKernelOOMKills reads the kill lines of `dmesg --time-format iso`
+// ParseOOMKills reads the kill lines of `dmesg --time-format iso`
 // ("<time> oom-kill:constraint=...,oom_memcg=...,task_memcg=...,pid=N,...")
 // and returns the kills of processes in pods. Other lines are skipped; a
 // kill line it cannot read is an error, so that no kill goes uncounted.
-func ParseKernelOOMKills(dmesg string) ([]KernelOOMKill, error) {
-	var out []KernelOOMKill
+func ParseOOMKills(dmesg string) ([]OOMKill, error) {
+	var out []OOMKill
 	for _, line := range strings.Split(dmesg, "\n") {
 		line = strings.TrimSpace(line)
 		if !strings.Contains(line, " oom-kill:") {
@@ -70,7 +70,7 @@ func ParseKernelOOMKills(dmesg string) ([]KernelOOMKill, error) {
 		if err != nil {
 			return nil, fmt.Errorf("an OOM kill line without the process's pid: %q", line)
 		}
-		k := KernelOOMKill{At: at, PodUID: strings.ReplaceAll(pod[1], "_", "-"), PID: pid}
+		k := OOMKill{At: at, PodUID: strings.ReplaceAll(pod[1], "_", "-"), PID: pid}
 		// A global OOM names no oom_memcg; a limit above the pod names a
 		// cgroup without the pod in it.
 		limit := podCgroup.FindStringSubmatch(fields["oom_memcg"])

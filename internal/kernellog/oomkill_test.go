@@ -1,4 +1,4 @@
-package soak
+package kernellog
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-func TestParseKernelOOMKills(t *testing.T) {
+func TestParseOOMKills(t *testing.T) {
 	// The first line is a kill on a kind node (cgroup v1, systemd driver)
 	// on 2026-12-07, the path's node part shortened; the others are made
 	// in its form: a kill at the container's own limit, one on a cgroup v2
@@ -31,12 +31,12 @@ func TestParseKernelOOMKills(t *testing.T) {
 		"2026-12-07T02:36:00,000000+00:00 oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/kubepods," +
 			"task_memcg=/kubepods/besteffort/pod0123456789abcdef0123456789abcdef/ee,task=workload,pid=12,uid=0",
 	}, "\n")
-	got, err := ParseKernelOOMKills(dmesg)
+	got, err := ParseOOMKills(dmesg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	at := func(s string) time.Time { return time.Date(2026, 12, 7, 2, 0, 0, 0, time.UTC).Add(mustDuration(t, s)) }
-	want := []KernelOOMKill{
+	want := []OOMKill{
 		{At: at("28m51.86215s"), PodUID: "9ba3e8e1-5492-4682-a6fa-b7278dce8328", PID: 31284},
 		{At: at("30m0.000001s"), PodUID: "11111111-2222-3333-4444-555555555555", PID: 7, OwnLimit: true},
 		{At: at("32m"), PodUID: "abcdef01-2345-6789-abcd-ef0123456789", PID: 8},
@@ -54,12 +54,12 @@ func TestParseKernelOOMKills(t *testing.T) {
 	}
 }
 
-func TestParseKernelOOMKillsRejectsWhatItCannotRead(t *testing.T) {
+func TestParseOOMKillsRejectsWhatItCannotRead(t *testing.T) {
 	for _, line := range []string{
 		"[ 1234.5] oom-kill:constraint=CONSTRAINT_MEMCG,task_memcg=/kubepods/pod00000000-0000-0000-0000-00000000000a,pid=1", // not --time-format iso
 		"2026-12-07T02:34:00,000000+00:00 oom-kill:constraint=CONSTRAINT_MEMCG,task_memcg=/kubepods/pod00000000-0000-0000-0000-00000000000a,task=x",
 	} {
-		if _, err := ParseKernelOOMKills(line); err == nil {
+		if _, err := ParseOOMKills(line); err == nil {
 			t.Errorf("no error for %q", line)
 		}
 	}
