@@ -6,11 +6,14 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 
+	v1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/version"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	featuregatetesting "k8s.io/component-base/featuregate/testing"
+	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
 )
 
 // alphaGateSpec is the spec the kubelet registers for each of the
@@ -65,4 +68,38 @@ func (g *featureGates) set(gate featuregate.Feature, on bool) {
 	}
 	alpha[gate] = on
 	g.alpha = alpha
+}
+
+// mgrEvictionGrace evicts one pod, whose terminationGracePeriodSeconds is
+// podGrace, under a hard memory.available<1Gi threshold or a soft one with
+// a minute's grace, with gate on or off and evictionMaxPodGracePeriod
+// maxGrace, and returns the grace period the manager's kill asked for.
+func mgrEvictionGrace(t *testing.T, gate featuregate.Feature, on, hardThreshold bool, maxGrace int64, podGrace *int64) int64 {
+	t.Helper()
+	setGateDuringTest(t, gate, on)
+	th := soft(evictionapi.SignalMemoryAvailable, "1Gi", time.Minute)
+	if hardThreshold {
+		th = hard(evictionapi.SignalMemoryAvailable, "1Gi")
+	}
+	cfg := Config{PressureTransitionPeriod: 5 * time.Minute, MaxPodGracePeriodSeconds: maxGrace, Thresholds: []evictionapi.Threshold{th}}
+	victim := pod("victim")
+	victim.Spec.TerminationGracePeriodSeconds = podGrace
+	h := mgrNewHarness(t, cfg, false, mgrMemoryPressureNode().summary(mgrEpoch, fakePodStats(victim, fakePodUsage{memWS: []int64{gi}, ephem: -1})))
+	h.pods = []*v1.Pod{victim}
+	if h.m.alpha[gate] != on {
+		t.Fatalf("gate %s reads %v, want %v", gate, h.m.alpha[gate], on)
+	}
+	h.sync()
+	if !hardThreshold {
+		h.advance(time.Minute)
+		h.sync()
+	}
+	kills := h.killer.get()
+	if len(kills) != 1 {
+		t.Fatalf("killed %v, want [victim]", h.killedNames())
+	}
+	if kills[0].grace == nil {
+		t.Fatal("the kill asked for no grace period override")
+	}
+	return *kills[0].grace
 }

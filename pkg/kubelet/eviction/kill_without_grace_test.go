@@ -2,13 +2,7 @@
 
 package eviction
 
-import (
-	"testing"
-	"time"
-
-	v1 "k8s.io/api/core/v1"
-	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
-)
+import "testing"
 
 // The grace period an eviction asks for, with EvictionKillWithoutGrace on
 // and off: a hard eviction asks for 1 s without the gate (upstream's) and
@@ -28,30 +22,8 @@ func TestMgrKillWithoutGrace(t *testing.T) {
 		{name: "gate on, soft, maximum below the pod's", gate: true, maxGrace: 10, wantGrace: 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			setGateDuringTest(t, evictionKillWithoutGrace, tc.gate)
-			th := soft(evictionapi.SignalMemoryAvailable, "1Gi", time.Minute)
-			if tc.hard {
-				th = hard(evictionapi.SignalMemoryAvailable, "1Gi")
-			}
-			cfg := Config{PressureTransitionPeriod: 5 * time.Minute, MaxPodGracePeriodSeconds: tc.maxGrace, Thresholds: []evictionapi.Threshold{th}}
-			victim := pod("victim")
-			victim.Spec.TerminationGracePeriodSeconds = ptrTo(int64(45))
-			h := mgrNewHarness(t, cfg, false, mgrMemoryPressureNode().summary(mgrEpoch, fakePodStats(victim, fakePodUsage{memWS: []int64{gi}, ephem: -1})))
-			h.pods = []*v1.Pod{victim}
-			if h.m.alpha[evictionKillWithoutGrace] != tc.gate {
-				t.Fatalf("gate reads %v, want %v", h.m.alpha[evictionKillWithoutGrace], tc.gate)
-			}
-			h.sync()
-			if !tc.hard {
-				h.advance(time.Minute)
-				h.sync()
-			}
-			kills := h.killer.get()
-			if len(kills) != 1 {
-				t.Fatalf("killed %v, want [victim]", h.killedNames())
-			}
-			if g := kills[0].grace; g == nil || *g != tc.wantGrace {
-				t.Errorf("grace override = %v, want %d", g, tc.wantGrace)
+			if g := mgrEvictionGrace(t, evictionKillWithoutGrace, tc.gate, tc.hard, tc.maxGrace, ptrTo(int64(45))); g != tc.wantGrace {
+				t.Errorf("grace override = %d, want %d", g, tc.wantGrace)
 			}
 		})
 	}

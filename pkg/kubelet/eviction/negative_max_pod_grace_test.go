@@ -2,13 +2,7 @@
 
 package eviction
 
-import (
-	"testing"
-	"time"
-
-	v1 "k8s.io/api/core/v1"
-	evictionapi "k8s.io/kubernetes/pkg/kubelet/eviction/api"
-)
+import "testing"
 
 // The grace period a soft eviction gives its pod, with the gate on and
 // off: a negative maximum passes on as it is without the gate (upstream's
@@ -34,30 +28,8 @@ func TestMgrNegativeMaxPodGraceDefers(t *testing.T) {
 		{name: "gate on, negative maximum, hard threshold", gate: true, hard: true, maxGrace: -1, podGrace: ptrTo(int64(45)), wantGrace: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			setGateDuringTest(t, evictionNegativeMaxPodGraceDefers, tc.gate)
-			th := soft(evictionapi.SignalMemoryAvailable, "1Gi", time.Minute)
-			if tc.hard {
-				th = hard(evictionapi.SignalMemoryAvailable, "1Gi")
-			}
-			cfg := Config{PressureTransitionPeriod: 5 * time.Minute, MaxPodGracePeriodSeconds: tc.maxGrace, Thresholds: []evictionapi.Threshold{th}}
-			victim := pod("victim")
-			victim.Spec.TerminationGracePeriodSeconds = tc.podGrace
-			h := mgrNewHarness(t, cfg, false, mgrMemoryPressureNode().summary(mgrEpoch, fakePodStats(victim, fakePodUsage{memWS: []int64{gi}, ephem: -1})))
-			h.pods = []*v1.Pod{victim}
-			if h.m.alpha[evictionNegativeMaxPodGraceDefers] != tc.gate {
-				t.Fatalf("gate reads %v, want %v", h.m.alpha[evictionNegativeMaxPodGraceDefers], tc.gate)
-			}
-			h.sync()
-			if !tc.hard {
-				h.advance(time.Minute)
-				h.sync()
-			}
-			kills := h.killer.get()
-			if len(kills) != 1 {
-				t.Fatalf("killed %v, want [victim]", h.killedNames())
-			}
-			if g := kills[0].grace; g == nil || *g != tc.wantGrace {
-				t.Errorf("grace override = %v, want %d", g, tc.wantGrace)
+			if g := mgrEvictionGrace(t, evictionNegativeMaxPodGraceDefers, tc.gate, tc.hard, tc.maxGrace, tc.podGrace); g != tc.wantGrace {
+				t.Errorf("grace override = %d, want %d", g, tc.wantGrace)
 			}
 		})
 	}
