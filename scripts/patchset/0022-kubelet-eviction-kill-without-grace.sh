@@ -62,12 +62,12 @@ replace_once pkg/kubelet/kuberuntime/kuberuntime_container.go '	// always give c
 	if gracePeriod < minimumGracePeriodInSeconds {' '	// always give containers a minimal shutdown window to avoid unnecessary SIGKILLs,
 	// unless the kill asked for none (an eviction, with EvictionKillWithoutGrace)
 	if gracePeriod < minimumGracePeriodInSeconds && !killWithoutGrace(gracePeriodOverride) {'
-replace_once pkg/kubelet/kuberuntime/kuberuntime_container.go '// killContainersWithSyncResult kills all pod'"'"'s containers with sync results.' '// killWithoutGrace reports whether a kill asked for a grace period of 0 while
+replace_once pkg/kubelet/kuberuntime/kuberuntime_container.go '// killContainer kills a container through the following steps:' '// killWithoutGrace reports whether a kill asked for a grace period of 0 while
 // EvictionKillWithoutGrace is on: the runtime then stops the container at once.
 func killWithoutGrace(gracePeriodOverride *int64) bool {
 	return utilfeature.DefaultFeatureGate.Enabled(features.EvictionKillWithoutGrace) &&
 		gracePeriodOverride != nil && *gracePeriodOverride == 0
 }
 
-// killContainersWithSyncResult kills all pod'"'"'s containers with sync results.'
+// killContainer kills a container through the following steps:'
 copy_tree_files pkg/kubelet/pod_workers_kill_without_grace_test.go pkg/kubelet/kuberuntime/kill_without_grace_test.go

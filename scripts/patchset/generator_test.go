@@ -527,3 +527,46 @@ func TestCheckAddedLines(t *testing.T) {
 		})
 	}
 }
+
+// replace_once edits a file only where its text occurs exactly once, and
+// otherwise fails (a definition's edit that no longer applies to an
+// upstream release must stop the generator, not leave the edit out).
+func TestReplaceOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, want string
+		ok              bool
+	}{
+		{name: "once", old: "b\n", want: "a\nB\nc\nc\n", ok: true},
+		{name: "missing", old: "x\n", want: "a\nb\nc\nc\n"},
+		{name: "twice", old: "c\n", want: "a\nb\nc\nc\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tree := t.TempDir()
+			if out, err := exec.Command("git", "-C", tree, "init", "-q").CombinedOutput(); err != nil {
+				t.Fatalf("git init: %v\n%s", err, out)
+			}
+			file := filepath.Join(tree, "f.txt")
+			if err := os.WriteFile(file, []byte("a\nb\nc\nc\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			repl := strings.ToUpper(tc.old)
+			_, errOut, ok := generator(t, root(t), tree, `replace_once f.txt "$1" "$2"; echo done >done.txt`, tc.old, repl)
+			if ok != tc.ok {
+				t.Errorf("ok=%v, want %v (stderr %q)", ok, tc.ok, errOut)
+			}
+			got, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tc.want {
+				t.Errorf("file is %q, want %q", got, tc.want)
+			}
+			if _, err := os.Stat(filepath.Join(tree, "done.txt")); (err == nil) != tc.ok {
+				t.Errorf("the script went on after replace_once: %v, want %v", err == nil, tc.ok)
+			}
+			if _, err := os.Stat(file + ".new"); err == nil {
+				t.Error("replace_once left f.txt.new behind")
+			}
+		})
+	}
+}

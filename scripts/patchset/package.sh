@@ -354,7 +354,8 @@ add_feature_gate() {
 				print line[i]
 			}
 		}
-	' "${file}" >"${file}.new" && mv "${file}.new" "${file}"
+	' "${file}" >"${file}.new" || { rm -f "${file}.new"; return 1; }
+	mv "${file}.new" "${file}"
 	if [[ -n "$(gofmt -l "${file}")" ]]; then
 		echo "add_feature_gate: ${file} is not gofmt-clean after the edit" >&2
 		return 1
@@ -373,7 +374,8 @@ add_feature_gate() {
 		/^- name: / && !done && substr($0, 9) > ENVIRON["NAME"] { entry(); done = 1 }
 		{ print }
 		END { if (!done) entry() }
-	' "${list}" >"${list}.new" && mv "${list}.new" "${list}"
+	' "${list}" >"${list}.new" || { rm -f "${list}.new"; return 1; }
+	mv "${list}.new" "${list}"
 	GOFLAGS=-trimpath go run cmd/genfeaturegates/genfeaturegates.go -output=test/compatibility_lifecycle/reference/feature_list.md >/dev/null
 	git add "${file}" test/compatibility_lifecycle/reference
 }
@@ -449,7 +451,8 @@ replace_once() {
 			if (index(rest, old) > 0) { print "replace_once: text found more than once in " FILENAME ":\n" old > "/dev/stderr"; exit 1 }
 			printf "%s%s%s", substr(text, 1, i - 1), new, rest
 		}
-	' "${file}" >"${file}.new" && mv "${file}.new" "${file}"
+	' "${file}" >"${file}.new" || { rm -f "${file}.new"; return 1; }
+	mv "${file}.new" "${file}"
 	if [[ "${file}" == *.go && -n "$(gofmt -l "${file}")" ]]; then
 		echo "replace_once: ${file} is not gofmt-clean after the edit" >&2
 		return 1
