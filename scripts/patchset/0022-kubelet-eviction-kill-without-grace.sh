@@ -43,17 +43,6 @@ replace_once pkg/kubelet/pod_workers.go '		// always set the grace period for sy
 			options.KillPodOptions.PodTerminationGracePeriodSecondsOverride = &noGrace
 		}
 '
-replace_once pkg/kubelet/pod_workers.go '// allowPodStart tries to start the pod' '// evictionAsksNoGrace reports whether a kill is an eviction that asks for a
-// grace period of 0 while EvictionKillWithoutGrace is on.
-func evictionAsksNoGrace(options *KillPodOptions) bool {
-	if !utilfeature.DefaultFeatureGate.Enabled(features.EvictionKillWithoutGrace) {
-		return false
-	}
-	override := options.PodTerminationGracePeriodSecondsOverride
-	return options.Evict && override != nil && *override == 0
-}
-
-// allowPodStart tries to start the pod'
 
 # The runtime manager: a grace period override of 0 is passed on when the
 # gate is on. Only the pod worker's eviction path above passes 0: its
@@ -70,4 +59,7 @@ func killWithoutGrace(gracePeriodOverride *int64) bool {
 }
 
 // killContainer kills a container through the following steps:'
-copy_tree_files pkg/kubelet/pod_workers_kill_without_grace_test.go pkg/kubelet/kuberuntime/kill_without_grace_test.go
+# evictionAsksNoGrace is a file of its own: pod_workers.go does not import
+# the feature gates on every base.
+copy_tree_files pkg/kubelet/pod_workers_kill_without_grace.go pkg/kubelet/pod_workers_kill_without_grace_test.go \
+	pkg/kubelet/kuberuntime/kill_without_grace_test.go

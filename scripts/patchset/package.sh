@@ -420,10 +420,10 @@ copy_files() {
 
 # copy_tree_files PATH...: copies each of evictkit's files at _tree/PATH
 # into the kubernetes tree at PATH, with the license boilerplate. _tree
-# holds tests of the upstream code a patch edits: they use that package's
-# unexported names and test helpers, so they build only in the kubernetes
-# tree (the go command leaves directories named _* out of evictkit's
-# module).
+# holds code and tests that go into upstream packages a patch edits: they
+# use those packages' unexported names and test helpers, so they build
+# only in the kubernetes tree (the go command leaves directories named _*
+# out of evictkit's module).
 copy_tree_files() {
 	local f
 	for f in "$@"; do
