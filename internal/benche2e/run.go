@@ -440,18 +440,19 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 		if !isHog(p.Name, hogs) {
 			continue
 		}
-		if statusOOMKilled(&p) {
+		kernelOOM, statusOOM := killed[string(p.UID)], statusOOMKilled(&p)
+		if statusOOM {
 			res.StatusOOMKilled++
 		}
 		switch {
-		case killed[string(p.UID)]:
+		case kernelOOM:
 			res.OOMKilled++
 		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == nodeharness.EvictedReason:
 			res.Evicted++
 		}
 		hl, err := logs[p.Name].Lines()
 		if err != nil {
-			if killed[string(p.UID)] || statusOOMKilled(&p) {
+			if kernelOOM || statusOOM {
 				// The kernel killed it before it logged a line (within a
 				// second of its start): there is no SIGTERM to find.
 				continue
