@@ -188,15 +188,15 @@ for a in "${archives[@]}"; do
 	docker cp -q "${a}" "${node}:${in_node}/images/$(basename "${a}")"
 done
 printf '%s\n' "${refs[@]}" | docker exec -i "${node}" tee "${in_node}/images.txt" >/dev/null
-# upstream's CI kubelet configuration (test/e2e_node/jenkins/default-kubelet-config.yaml)
-# with what this node needs: the node image's containerd uses systemd
-# cgroups, and the host runs cgroup v1, which v1.37's kubelet refuses unless
-# told not to. The cluster domain is what upstream's runner gives the
-# kubelet and the suite (hack/make-rules/test-e2e-node.sh).
+# upstream's CI kubelet configuration (test/e2e_node/jenkins/default-kubelet-config.yaml),
+# cgroupfs driver included (provision.sh gives the node's containerd the
+# same), with what this node needs: the host runs cgroup v1, which v1.37's
+# kubelet refuses unless told not to. The cluster domain is what upstream's
+# runner gives the kubelet and the suite (hack/make-rules/test-e2e-node.sh).
 docker exec -i "${node}" tee "${in_node}/kubeletconfig.yaml" >/dev/null <<'CFG'
 apiVersion: kubelet.config.k8s.io/v1beta1
 kind: KubeletConfiguration
-cgroupDriver: systemd
+cgroupDriver: cgroupfs
 cgroupRoot: /
 failCgroupV1: false
 podCIDR: "10.100.0.0/24"

@@ -14,6 +14,8 @@
 #     registry on this node's loopback serves the locally built images and
 #     containerd uses it as registry.k8s.io's mirror, so a pull is a real
 #     pull that never leaves the node;
+#   - containerd's runc uses the cgroupfs driver, as the kubelet does in
+#     upstream's node e2e configuration;
 #   - the kubelet's /kubelet.slice must exist in every cgroup v1 hierarchy,
 #     and containerd's cgroup in the cpu and memory ones.
 set -euo pipefail
@@ -84,6 +86,7 @@ server = "https://registry.k8s.io"
 [host."http://127.0.0.1:5000"]
   capabilities = ["pull", "resolve"]
 HOSTS
+restart=false
 if ! grep -q 'config_path = "/etc/containerd/certs.d"' /etc/containerd/config.toml; then
 	cat >>/etc/containerd/config.toml <<'TOML'
 
@@ -91,6 +94,20 @@ if ! grep -q 'config_path = "/etc/containerd/certs.d"' /etc/containerd/config.to
 [plugins."io.containerd.grpc.v1.cri".registry]
   config_path = "/etc/containerd/certs.d"
 TOML
+	restart=true
+fi
+
+step "containerd: runc's cgroupfs driver, as the kubelet's (upstream's node e2e configuration)"
+# Upstream's CI kubelet configuration uses cgroupfs. With the systemd driver
+# on cgroup v1, runc freezes each new container's cgroup while it applies
+# the unit's properties, and gives up ("unable to freeze") when the node is
+# too busy for the freeze to finish: under the disk specs' writers that
+# failed test pods before the kubelet ever saw them.
+if grep -q 'SystemdCgroup = true' /etc/containerd/config.toml; then
+	sed -i 's/SystemdCgroup = true/SystemdCgroup = false/' /etc/containerd/config.toml
+	restart=true
+fi
+if [[ "${restart}" == true ]]; then
 	systemctl restart containerd
 fi
 for _ in $(seq 1 50); do
