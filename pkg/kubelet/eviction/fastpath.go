@@ -164,8 +164,8 @@ func (m *managerImpl) watchLoop(ctx context.Context, interval, quiet time.Durati
 
 // memoryCrossed reads the node's and the pods' memory cgroups and reports
 // whether their figures meet a hard memory threshold. Capacities come from
-// the last monitoring pass, or for memory.available before the first one
-// from the machine's memory.
+// the last monitoring pass, or before the first one from the machine's
+// memory and the pods' cgroup limit (withFreshMemory).
 func (m *managerImpl) memoryCrossed(ctx context.Context) bool {
 	m.syncMu.Lock()
 	last, thresholds, r := m.state.lastObservations, m.config.Thresholds, m.fast.memcg

@@ -104,6 +104,38 @@ func (r *memcgReader) workingSet(dir string) (int64, error) {
 	return workingSetOf(usage, discount), nil
 }
 
+// memoryLimit returns the memory limit of the cgroup dir (absolute), as
+// cAdvisor reads it for the Summary API's available bytes: 0 when the
+// cgroup has none (a limit above 2^62 is none) or no limit file.
+//
+//	cgroup v1: memory.limit_in_bytes
+//	cgroup v2: memory.max ("max": none)
+func (r *memcgReader) memoryLimit(dir string) (int64, error) {
+	name := "memory.limit_in_bytes"
+	if r.v2 {
+		name = "memory.max"
+	}
+	b, err := r.read(filepath.Join(dir, name))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	text := string(bytes.TrimSpace(b))
+	if r.v2 && text == "max" {
+		return 0, nil
+	}
+	v, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: not a limit: %q", filepath.Join(dir, name), text)
+	}
+	if v > 1<<62 {
+		return 0, nil
+	}
+	return int64(v), nil
+}
+
 // workingSetOf is usage minus the file pages discounted, never below zero.
 func workingSetOf(usage, discount int64) int64 {
 	if discount > usage {
@@ -131,6 +163,9 @@ func (r *memcgReader) readNode(now time.Time, pods bool) (*freshMemory, error) {
 		if f.pods, err = r.workingSet(podsDir); err == nil {
 			f.podsOK = true
 		} else {
+			errs = append(errs, err)
+		}
+		if f.podsLimit, err = r.memoryLimit(podsDir); err != nil {
 			errs = append(errs, err)
 		}
 	}

@@ -159,6 +159,7 @@ func TestMemcgReadNode(t *testing.T) {
 				}
 			}
 			writeCgroup(t, mount, podRoot, v1Memcg(6000, 500))
+			writeCgroup(t, mount, podRoot, map[string]string{"memory.limit_in_bytes": "8000\n"})
 			writeCgroup(t, mount, podDir("", uidA), v1Memcg(1000, 100))
 			writeCgroup(t, mount, podDir("burstable", uidB), v1Memcg(2000, 200))
 			writeCgroup(t, mount, podDir("besteffort", uidC), v1Memcg(3000, 300))
@@ -177,7 +178,7 @@ func TestMemcgReadNode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("readNode: %v", err)
 			}
-			want := &freshMemory{at: at, node: 9000, nodeOK: true, pods: 5500, podsOK: true,
+			want := &freshMemory{at: at, node: 9000, nodeOK: true, pods: 5500, podsOK: true, podsLimit: 8000,
 				pod:        map[types.UID]int64{uidA: 900, uidB: 1800, uidC: 2700},
 				containers: map[types.UID]map[string]int64{uidC: {"0123abc": 1400}}}
 			if !reflect.DeepEqual(got, want) {
@@ -201,6 +202,42 @@ func TestMemcgReadNode(t *testing.T) {
 			t.Errorf("readNode = %+v; want the node's figures, none for the pods", got)
 		}
 	})
+}
+
+// The pods' cgroup limit is allocatableMemory.available's capacity until
+// a monitoring pass has observed one.
+func TestMemcgMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		v2      bool
+		files   map[string]string
+		want    int64
+		wantErr string
+	}{
+		{name: "v1", files: map[string]string{"memory.limit_in_bytes": "6442450944\n"}, want: 6 << 30},
+		{name: "v1 unlimited", files: map[string]string{"memory.limit_in_bytes": "9223372036854771712\n"}},
+		{name: "v1 no limit file"},
+		{name: "v1 garbage", files: map[string]string{"memory.limit_in_bytes": "lots\n"}, wantErr: `memory.limit_in_bytes: not a limit: "lots"`},
+		{name: "v2", v2: true, files: map[string]string{"memory.max": "6442450944\n"}, want: 6 << 30},
+		{name: "v2 max", v2: true, files: map[string]string{"memory.max": "max\n"}},
+		{name: "v2 ignores v1's file", v2: true, files: map[string]string{"memory.limit_in_bytes": "100\n"}},
+		{name: "v2 negative", v2: true, files: map[string]string{"memory.max": "-1\n"}, wantErr: `memory.max: not a limit: "-1"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := writeCgroup(t, t.TempDir(), "kubepods", tc.files)
+			r := &memcgReader{v2: tc.v2}
+			got, err := r.memoryLimit(dir)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("memoryLimit = %d, %v; want an error containing %q", got, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || got != tc.want {
+				t.Errorf("memoryLimit = %d, %v; want %d", got, err, tc.want)
+			}
+		})
+	}
 }
 
 func TestMemTotal(t *testing.T) {

@@ -204,6 +204,25 @@ func TestFastPassBeforeAnyMonitoringPass(t *testing.T) {
 		t.Error("MemoryPressure not reported after the fast pass")
 	}
 
+	// The bench's oom scenario: only allocatable is tight (a kubelet
+	// restarted just before a hog started, and its first pass failed).
+	t.Run("allocatableMemory.available against the pods' cgroup limit", func(t *testing.T) {
+		h := newFastHarness(t, pods, st)
+		h.m.config.Thresholds = []evictionapi.Threshold{hard(evictionapi.SignalAllocatableMemoryAvailable, "500Mi")}
+		h.m.fast.diskInfo = h.disk
+		h.cgroups(3*gi, map[*v1.Pod]int64{hog: 100 * mi, idle: 500 * mi})
+		writeCgroup(t, h.mount, "kubepods", map[string]string{"memory.limit_in_bytes": i64s(3 * gi)})
+		if h.m.memoryCrossed(ctx) {
+			t.Fatal("memoryCrossed with 2.4Gi of the pods' 3Gi available")
+		}
+		h.cgroups(5*gi, map[*v1.Pod]int64{hog: 2*gi + 200*mi, idle: 500 * mi})
+		if !h.m.memoryCrossed(ctx) {
+			t.Fatal("memoryCrossed = false with 300Mi of the pods' 3Gi available")
+		}
+		if got := podNames(h.m.fastPass(ctx, h.activePods, "test")); !reflect.DeepEqual(got, []string{"hog"}) {
+			t.Fatalf("fast pass evicted %v, want [hog]", got)
+		}
+	})
 	t.Run("without a layout source it waits for the monitoring loop", func(t *testing.T) {
 		h := newFastHarness(t, pods, st)
 		h.m.fast.memcg.capacity = 8 * gi

@@ -42,6 +42,11 @@ type freshMemory struct {
 	// before the monitoring loop has observed the node's capacity; 0 if
 	// unknown.
 	capacity int64
+	// podsLimit is the pods' cgroup memory limit, for
+	// allocatableMemory.available before the monitoring loop has observed
+	// it (the Summary API's capacity is that limit too); 0 if none or
+	// unknown.
+	podsLimit int64
 }
 
 // withFreshMemory returns obs with the memory signals observed from fresh
@@ -49,11 +54,11 @@ type freshMemory struct {
 // pods, and of each of its containers whose cgroup was read, replaced by
 // its fresh figure (a pod the Summary API has no stats for yet, such as
 // one that started a moment ago, gets stats of memory alone). Capacities
-// come from obs, or for memory.available from fresh.capacity when obs has
-// none yet: the cgroups do not say what the node's capacity or allocatable
-// memory is, and neither changes while the kubelet runs; a signal without
-// a capacity keeps its observation (or has none). Neither input is
-// modified.
+// come from obs, or when obs has none yet (no monitoring pass has succeeded
+// since the kubelet started) from fresh: the machine's memory for
+// memory.available, the pods' cgroup limit for allocatableMemory.available.
+// Neither changes while the kubelet runs. A signal without a capacity keeps
+// its observation (or has none). Neither input is modified.
 func withFreshMemory(obs *observationSet, stats podStatsIndex, pods []*v1.Pod, fresh *freshMemory) (*observationSet, podStatsIndex) {
 	out := &observationSet{}
 	if obs != nil {
@@ -73,7 +78,7 @@ func withFreshMemory(obs *observationSet, stats podStatsIndex, pods []*v1.Pod, f
 		out.set(signal, observation{available: capacity - workingSet, capacity: capacity, time: fresh.at})
 	}
 	refresh(evictionapi.SignalMemoryAvailable, fresh.node, fresh.nodeOK, fresh.capacity)
-	refresh(evictionapi.SignalAllocatableMemoryAvailable, fresh.pods, fresh.podsOK, 0)
+	refresh(evictionapi.SignalAllocatableMemoryAvailable, fresh.pods, fresh.podsOK, fresh.podsLimit)
 
 	return out, withPodUpdates(stats, pods, func(pod *v1.Pod, c *statsapi.PodStats) bool {
 		ws, ok := fresh.pod[pod.UID]

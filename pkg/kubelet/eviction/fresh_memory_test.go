@@ -97,6 +97,11 @@ func TestWithFreshMemory(t *testing.T) {
 		if _, ok := obs.get(sigAlloc); ok {
 			t.Error("allocatableMemory.available observed without the node's allocatable")
 		}
+		g.podsLimit = 6 << 30
+		obs, _ = withFreshMemory(nil, nil, nil, &g)
+		if got := mustGet(t, obs, sigAlloc); got != (observation{available: 1 << 30, capacity: 6 << 30, time: at}) {
+			t.Errorf("allocatableMemory.available = %+v, want 1Gi of the pods' cgroup limit of 6Gi", got)
+		}
 	})
 	t.Run("an observed capacity wins over the machine's", func(t *testing.T) {
 		g := *f
@@ -104,6 +109,11 @@ func TestWithFreshMemory(t *testing.T) {
 		obs, _ := withFreshMemory(last, nil, nil, &g)
 		if got := mustGet(t, obs, sigMem); got.capacity != 8<<30 {
 			t.Errorf("memory.available capacity %d, want the observed 8Gi", got.capacity)
+		}
+		g.podsLimit = 7 << 30
+		obs, _ = withFreshMemory(last, nil, nil, &g)
+		if got := mustGet(t, obs, sigAlloc); got.capacity != 6<<30 {
+			t.Errorf("allocatableMemory.available capacity %d, want the observed 6Gi", got.capacity)
 		}
 	})
 }
