@@ -147,7 +147,6 @@ var Scenarios = []Scenario{
 		AllocatableRoom: 700 * nodeharness.Mi,
 		Hogs:            []Hog{{Name: "hog", Size: "1500Mi", Rate: "100Gi", Threads: 2}},
 		Needed:          1,
-		Unmeasured:      true,
 	},
 	{
 		Name:       "softgrace",
