@@ -94,6 +94,18 @@ func TestMemcgReaderOnKernelLayouts(t *testing.T) {
 			if used := meminfoUsed(t); f.node > used {
 				t.Errorf("node working set %d above what /proc/meminfo has in use (MemTotal - MemFree = %d)", f.node, used)
 			}
+			// The pods' cgroup limit, allocatable's capacity before a pass.
+			if f.podsLimit != 0 {
+				t.Errorf("pods' cgroup limit %d with none set, want 0", f.podsLimit)
+			}
+			limitFile := "memory.limit_in_bytes"
+			if cg.v2 {
+				limitFile = "memory.max"
+			}
+			cg.write(t, podsDir, limitFile, strconv.Itoa(1<<30))
+			if g, err := r.readNode(time.Now(), false); err != nil || g.podsLimit != 1<<30 {
+				t.Errorf("pods' cgroup limit %d (%v) after setting %s to 1Gi", g.podsLimit, err, limitFile)
+			}
 		})
 	}
 }
