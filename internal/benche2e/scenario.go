@@ -155,7 +155,6 @@ var Scenarios = []Scenario{
 		SoftGrace:  15 * time.Second,
 		Hogs:       []Hog{{Name: "hog", Size: "1000Mi", Rate: "200Mi"}},
 		Needed:     1,
-		Unmeasured: true,
 	},
 	{
 		Name:       "pagecache",
