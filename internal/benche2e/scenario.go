@@ -149,12 +149,12 @@ var Scenarios = []Scenario{
 		Needed:          1,
 	},
 	{
-		Name:       "softgrace",
-		What:       "a soft memory.available threshold 600 MiB above the start with a 15 s grace period; one hog at 200 MiB/s grows by 1000 MiB and holds: from the grace period's expiry (the first pass that observed the signal below the threshold, plus 15 s, from the kubelet's own verbosity-3 log) to the pass that acts (grace-late)",
-		Margin:     600 * nodeharness.Mi,
-		SoftGrace:  15 * time.Second,
-		Hogs:       []Hog{{Name: "hog", Size: "1000Mi", Rate: "200Mi"}},
-		Needed:     1,
+		Name:      "softgrace",
+		What:      "a soft memory.available threshold 600 MiB above the start with a 15 s grace period; one hog at 200 MiB/s grows by 1000 MiB and holds: from the grace period's expiry (the first pass that observed the signal below the threshold, plus 15 s, from the kubelet's own verbosity-3 log) to the pass that acts (grace-late)",
+		Margin:    600 * nodeharness.Mi,
+		SoftGrace: 15 * time.Second,
+		Hogs:      []Hog{{Name: "hog", Size: "1000Mi", Rate: "200Mi"}},
+		Needed:    1,
 	},
 	{
 		Name:       "pagecache",
