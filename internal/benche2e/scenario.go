@@ -42,8 +42,9 @@ type Scenario struct {
 	// period, the kubelet logging its passes (verbosity 3): the run
 	// measures how late the pass that acts comes after the grace expires.
 	SoftGrace time.Duration
-	// Unmeasured: not yet run on this machine; left out of the default
-	// set (select it with -scenarios) until a run has shown it works.
+	// Unmeasured: left out of the default set (select it with -scenarios):
+	// not yet run on this machine, or (diskburst) needing a node other
+	// than the default one.
 	Unmeasured bool
 	// PageCache, when set, replaces the hogs with one reader that caches a
 	// file of this size ("800Mi") and holds it on the active list (workload
