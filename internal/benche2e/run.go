@@ -307,10 +307,40 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		return fail(ctx.Err())
 	case <-time.After(afterRelief):
 	}
+	if err := waitSigtermedEnded(ctx, f, ns, hogs, logs); err != nil {
+		return fail(err)
+	}
 	if err := r.collect(ctx, ns, s, hogs, logs, s.level(obs), &res); err != nil {
 		return fail(err)
 	}
 	return res
+}
+
+// waitSigtermedEnded waits until every hog that has logged a SIGTERM has
+// ended, so that a kill still in progress is counted by how it ends. The
+// run's end condition does not ensure it: after a soft eviction it waits
+// for the soft victim only, and kubelet-upstream's pass right after that
+// victim's cleanup can still evict a hog, whose kill has taken 30 s there.
+func waitSigtermedEnded(ctx context.Context, f *nodeharness.Framework, ns string, hogs []*corev1.Pod, logs map[string]*nodeharness.LogFollower) error {
+	var waiting []string
+	err := wait.PollUntilContextTimeout(ctx, poll, outcomeTimeout, true, func(ctx context.Context) (bool, error) {
+		ended, err := endedHogs(ctx, f, ns, hogs)
+		if err != nil {
+			return false, nil
+		}
+		waiting = nil
+		for _, p := range hogs {
+			lines, _ := logs[p.Name].Lines()
+			if _, ok := workloadlog.FirstSigterm(nodeharness.Texts(lines)); ok && !slices.Contains(ended, p.Name) {
+				waiting = append(waiting, p.Name)
+			}
+		}
+		return len(waiting) == 0, nil
+	})
+	if err != nil {
+		return fmt.Errorf("hogs %v logged a SIGTERM and did not end within %s: %w", waiting, outcomeTimeout, err)
+	}
+	return nil
 }
 
 // samplerPod is the scenario's sampler: of the node's memory cgroup (v1's
