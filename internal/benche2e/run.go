@@ -328,19 +328,30 @@ func waitSigtermedEnded(ctx context.Context, f *nodeharness.Framework, ns string
 		if err != nil {
 			return false, nil
 		}
-		waiting = nil
+		texts := map[string][]string{}
 		for _, p := range hogs {
 			lines, _ := logs[p.Name].Lines()
-			if _, ok := workloadlog.FirstSigterm(nodeharness.Texts(lines)); ok && !slices.Contains(ended, p.Name) {
-				waiting = append(waiting, p.Name)
-			}
+			texts[p.Name] = nodeharness.Texts(lines)
 		}
+		waiting = sigtermedNotEnded(hogs, texts, ended)
 		return len(waiting) == 0, nil
 	})
 	if err != nil {
 		return fmt.Errorf("hogs %v logged a SIGTERM and did not end within %s: %w", waiting, outcomeTimeout, err)
 	}
 	return nil
+}
+
+// sigtermedNotEnded are the hogs, in order, that have a SIGTERM among
+// their log lines and are not among the ended ones.
+func sigtermedNotEnded(hogs []*corev1.Pod, lines map[string][]string, ended []string) []string {
+	var out []string
+	for _, p := range hogs {
+		if _, ok := workloadlog.FirstSigterm(lines[p.Name]); ok && !slices.Contains(ended, p.Name) {
+			out = append(out, p.Name)
+		}
+	}
+	return out
 }
 
 // samplerPod is the scenario's sampler: of the node's memory cgroup (v1's
