@@ -170,7 +170,6 @@ var Scenarios = []Scenario{
 		DuringSoft: &SoftEviction{Margin: 500 * nodeharness.Mi, Size: "800Mi", PodGrace: 60},
 		Hogs:       []Hog{{Name: "hog", Size: "1100Mi", Rate: "200Mi", Request: "200Mi"}},
 		Needed:     1,
-		Unmeasured: true,
 	},
 	{
 		Name:       "diskburst",
