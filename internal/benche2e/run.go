@@ -62,6 +62,11 @@ type Result struct {
 	// threshold; Recovered when it saw it back (zero when it did not).
 	Crossed   time.Time `json:"crossed,omitzero"`
 	Recovered time.Time `json:"recovered,omitzero"`
+	// CrossedReclaimable is when the sampler first saw memory.available
+	// below the threshold by the reclaimable rule (clean page cache counts
+	// as available: EvictionReclaimableMemory's rule, computed by the
+	// sampler on its own); memory scenarios only.
+	CrossedReclaimable time.Time `json:"crossedReclaimable,omitzero"`
 	// KillCall is when the kubelet logged that it must evict pods, right
 	// before it ranks them and calls the kill (both kubelets log it).
 	KillCall time.Time `json:"killCall,omitzero"`
@@ -107,6 +112,12 @@ type Result struct {
 // LatencyMs is the time from the crossing to the kill call, in
 // milliseconds, and whether both were seen.
 func (r Result) LatencyMs() (float64, bool) { return msBetween(r.Crossed, r.KillCall) }
+
+// ReclaimableLatencyMs is the time from the crossing by the reclaimable
+// rule to the kill call, in milliseconds, and whether both were seen.
+func (r Result) ReclaimableLatencyMs() (float64, bool) {
+	return msBetween(r.CrossedReclaimable, r.KillCall)
+}
 
 // ReclaimMs is the time from the start of the pass's node-level reclaim
 // to its kill call, in milliseconds, and whether both were seen.
@@ -453,20 +464,7 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 	if err != nil {
 		return err
 	}
-	// The signal can bounce back over the level for a moment before the
-	// kill (the kernel reclaims page cache): relief is the recovery that
-	// follows the first kill.
-	var recoveries []time.Time
-	for _, l := range lines {
-		c, ok := workloadlog.ParseCrossing(l.Text)
-		switch {
-		case !ok:
-		case c.Recovered:
-			recoveries = append(recoveries, c.At)
-		case res.Crossed.IsZero():
-			res.Crossed = c.At
-		}
-	}
+	recoveries := samplerCrossings(nodeharness.Texts(lines), res)
 	journal, err := f.KubeletJournal(ctx, res.Start)
 	if err != nil {
 		return err
@@ -520,6 +518,30 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 	}
 	res.Recovered = recoveryAfter(recoveries, res.FirstKill, res.Crossed)
 	return nil
+}
+
+// samplerCrossings sets res's first crossing by the Summary API's rule
+// and by the reclaimable one from the sampler's lines, and returns the
+// recoveries by the Summary API's rule. The signal can bounce back over
+// the level for a moment before the kill (the kernel reclaims page
+// cache): relief is the recovery that follows the first kill.
+func samplerCrossings(lines []string, res *Result) (recoveries []time.Time) {
+	for _, l := range lines {
+		c, ok := workloadlog.ParseCrossing(l)
+		switch {
+		case !ok:
+		case c.Rule == workloadlog.RuleReclaimable:
+			if !c.Recovered && res.CrossedReclaimable.IsZero() {
+				res.CrossedReclaimable = c.At
+			}
+		case c.Rule != "":
+		case c.Recovered:
+			recoveries = append(recoveries, c.At)
+		case res.Crossed.IsZero():
+			res.Crossed = c.At
+		}
+	}
+	return recoveries
 }
 
 // outOfRoomSuffix ends the line a disk hog logs when the filesystem is

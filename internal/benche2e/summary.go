@@ -34,6 +34,9 @@ type Side struct {
 	// victim's SIGTERM), in ms, and Reliefs (s), of the runs that measured
 	// them.
 	Latencies, Terminations, Reliefs []float64
+	// ReclaimableLatencies are crossing to kill call with the crossing by
+	// the reclaimable rule (ms).
+	ReclaimableLatencies []float64
 	// Reclaims are the times from the start of node-level reclaim to the
 	// kill call in the same pass (ms).
 	Reclaims []float64
@@ -65,6 +68,7 @@ type Summary struct {
 	PageCache, DuringSoft, DiskBurst bool
 	Ours, Upstream                   Side
 	LatencyRatio                     float64 // median ours / median upstream; NaN when unknown
+	ReclaimableLatencyRatio          float64
 	TerminationRatio                 float64
 	ReliefRatio                      float64
 	TakenAtKillRatio                 float64
@@ -92,6 +96,9 @@ func Summarize(results []Result) []Summary {
 			}
 			if v, ok := r.LatencyMs(); ok {
 				side.Latencies = append(side.Latencies, v)
+			}
+			if v, ok := r.ReclaimableLatencyMs(); ok {
+				side.ReclaimableLatencies = append(side.ReclaimableLatencies, v)
 			}
 			if v, ok := r.ReclaimMs(); ok {
 				side.Reclaims = append(side.Reclaims, v)
@@ -128,6 +135,7 @@ func Summarize(results []Result) []Summary {
 			continue
 		}
 		s.LatencyRatio = ratio(Median(s.Ours.Latencies), Median(s.Upstream.Latencies))
+		s.ReclaimableLatencyRatio = ratio(Median(s.Ours.ReclaimableLatencies), Median(s.Upstream.ReclaimableLatencies))
 		s.TerminationRatio = ratio(Median(s.Ours.Terminations), Median(s.Upstream.Terminations))
 		s.ReliefRatio = ratio(Median(s.Ours.Reliefs), Median(s.Upstream.Reliefs))
 		s.TakenAtKillRatio = ratio(Median(s.Ours.TakenAtKill), Median(s.Upstream.TakenAtKill))

@@ -227,6 +227,10 @@ func TestResultsRoundTripAndReport(t *testing.T) {
 		result("latency-1Gi", "evictkit", 30*time.Millisecond, time.Second, 1, 0, 1),
 		result("latency-1Gi", "upstream", 9*time.Second, time.Second, 1, 0, 1),
 	}
+	// By the reclaimable rule the crossing comes 20 ms later for ours and
+	// 500 ms later for upstream.
+	in[0].CrossedReclaimable = in[0].Crossed.Add(20 * time.Millisecond)
+	in[1].CrossedReclaimable = in[1].Crossed.Add(500 * time.Millisecond)
 	var buf bytes.Buffer
 	for _, r := range in {
 		if err := WriteResult(&buf, r); err != nil {
@@ -234,7 +238,7 @@ func TestResultsRoundTripAndReport(t *testing.T) {
 		}
 	}
 	out, err := ReadResults(&buf)
-	if err != nil || len(out) != 2 || !out[0].FirstKill.Equal(in[0].FirstKill) {
+	if err != nil || len(out) != 2 || !out[0].FirstKill.Equal(in[0].FirstKill) || !out[1].CrossedReclaimable.Equal(in[1].CrossedReclaimable) {
 		t.Fatalf("round trip: %+v, %v", out, err)
 	}
 	if _, err := ReadResults(strings.NewReader("{not json\n")); err == nil || !strings.Contains(err.Error(), "line 1") {
@@ -244,7 +248,7 @@ func TestResultsRoundTripAndReport(t *testing.T) {
 	if err := WriteMarkdown(&md, Summarize(out), "evictkit-worker", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(md.String(), "| latency-1Gi | 1 / 1 | 30 / 9000 / 0.003 | 530 / 9500 / 0.056 |") {
+	if !strings.Contains(md.String(), "| latency-1Gi | 1 / 1 | 30 / 9000 / 0.003 | 10 / 8500 / 0.001 | 530 / 9500 / 0.056 |") {
 		t.Errorf("report row missing:\n%s", md.String())
 	}
 	png := filepath.Join(t.TempDir(), "latency.png")

@@ -70,22 +70,32 @@ func FirstSigterm(lines []string) (Signal, bool) {
 }
 
 // Crossing is the sampler's line for memory.available falling below its
-// level (Recovered false) or coming back to it.
+// level (Recovered false) or coming back to it, by the rule Rule names:
+// "" for the Summary API's working set, RuleReclaimable for the one that
+// counts clean page cache as available.
 type Crossing struct {
 	Recovered bool
 	At        time.Time
 	Available int64 // bytes; negative past the capacity
+	Rule      string
 }
+
+// RuleReclaimable names the reclaimable rule of memory.available.
+const RuleReclaimable = "reclaimable"
 
 func (c Crossing) String() string {
 	word := "crossed"
 	if c.Recovered {
 		word = "recovered"
 	}
-	return fmt.Sprintf("%s at %s available %d", word, stamp(c.At), c.Available)
+	line := fmt.Sprintf("%s at %s available %d", word, stamp(c.At), c.Available)
+	if c.Rule != "" {
+		line += " rule " + c.Rule
+	}
+	return line
 }
 
-var crossingRe = regexp.MustCompile(`^(crossed|recovered) at (\S+) available (-?\d+)$`)
+var crossingRe = regexp.MustCompile(`^(crossed|recovered) at (\S+) available (-?\d+)(?: rule (\S+))?$`)
 
 // ParseCrossing reads a Crossing line; ok is false for any other line.
 func ParseCrossing(line string) (c Crossing, ok bool) {
@@ -101,7 +111,7 @@ func ParseCrossing(line string) (c Crossing, ok bool) {
 	if err != nil {
 		return Crossing{}, false
 	}
-	return Crossing{Recovered: m[1] == "recovered", At: at, Available: avail}, true
+	return Crossing{Recovered: m[1] == "recovered", At: at, Available: avail, Rule: m[4]}, true
 }
 
 // stamp is the lines' time format: UTC, nanoseconds.

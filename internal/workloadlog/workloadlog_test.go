@@ -74,16 +74,17 @@ func TestCrossingLines(t *testing.T) {
 	}{
 		{Crossing{At: at, Available: 629145600}, "crossed at 2026-12-01T06:30:00.123456789Z available 629145600"},
 		{Crossing{Recovered: true, At: at, Available: -4096}, "recovered at 2026-12-01T06:30:00.123456789Z available -4096"},
+		{Crossing{At: at, Available: 7, Rule: RuleReclaimable}, "crossed at 2026-12-01T06:30:00.123456789Z available 7 rule reclaimable"},
 	} {
 		if got := tc.c.String(); got != tc.want {
 			t.Errorf("String() = %q, want %q", got, tc.want)
 		}
 		back, ok := ParseCrossing(tc.want)
-		if !ok || back.Recovered != tc.c.Recovered || !back.At.Equal(at) || back.Available != tc.c.Available {
+		if !ok || back.Recovered != tc.c.Recovered || !back.At.Equal(at) || back.Available != tc.c.Available || back.Rule != tc.c.Rule {
 			t.Errorf("ParseCrossing(%q) = %+v, %v", tc.want, back, ok)
 		}
 	}
-	for _, line := range []string{"lowest 1 at 2026-12-01T06:30:00Z", "crossed at 2026-12-01T06:30:00Z available many", "memwatch: sampling"} {
+	for _, line := range []string{"lowest 1 at 2026-12-01T06:30:00Z", "crossed at 2026-12-01T06:30:00Z available many", "crossed at 2026-12-01T06:30:00Z available 7 rule", "memwatch: sampling"} {
 		if c, ok := ParseCrossing(line); ok {
 			t.Errorf("ParseCrossing(%q) = %+v, want no match", line, c)
 		}
