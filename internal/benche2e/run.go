@@ -222,6 +222,11 @@ func (r *Runner) Run(ctx context.Context, s Scenario, round int) (res Result) {
 		}
 	}()
 
+	if s.CachedBystander != "" {
+		if obs, err = r.cacheFirst(ctx, ns, s.CachedBystander); err != nil {
+			return fail(err)
+		}
+	}
 	if _, err := f.CreatePod(ctx, ns, r.samplerPod(s, obs)); err != nil {
 		return fail(err)
 	}
@@ -405,6 +410,20 @@ func (r *Runner) softEvictionFirst(ctx context.Context, ns string, d *SoftEvicti
 		return fmt.Errorf("the soft threshold did not evict %s within %s (%v): %w", softVictim, outcomeTimeout, last, err)
 	}
 	return nil
+}
+
+// cacheFirst starts a CachedBystander scenario: it creates the bystander,
+// a high-priority reader of a file of size, waits until it holds the file
+// in page cache, and observes the node again.
+func (r *Runner) cacheFirst(ctx context.Context, ns, size string) (nodeharness.Observations, error) {
+	f := r.F
+	if _, err := f.CreatePod(ctx, ns, pageCachePod(f, size, nodeharness.PriorityClass(nodeharness.HighPriority))); err != nil {
+		return nodeharness.Observations{}, err
+	}
+	if err := waitLog(ctx, f, ns, pageCacheReader, workloadlog.Holding); err != nil {
+		return nodeharness.Observations{}, err
+	}
+	return f.Observe(ctx)
 }
 
 // passesWatched is how many of the kubelet's monitoring passes a PageCache

@@ -53,6 +53,12 @@ type Scenario struct {
 	// monitoring passes after the reader holds the cache and records
 	// whether the node reported MemoryPressure and what was evicted.
 	PageCache string
+	// CachedBystander, when set, has a bystander hold a file of this size
+	// in clean page cache on the active list (workload pagecache) before
+	// the run observes the node: the two rules of memory.available then
+	// differ by about that much, and the sampler's crossing by each rule
+	// shows which one a kubelet acts on.
+	CachedBystander string
 	// DuringSoft, when set, first has a soft threshold evict a pod that
 	// takes long to terminate; the hogs start once its Evicted event is
 	// recorded and meet the hard threshold (Margin) while it terminates.
@@ -130,6 +136,15 @@ var Scenarios = []Scenario{
 		Margin: 600 * nodeharness.Mi,
 		Hogs:   []Hog{{Name: "hog", Size: "3000Mi", Rate: "1Gi"}},
 		Needed: 1,
+	},
+	{
+		Name:            "latency-cache",
+		What:            "latency-200Mi with a high-priority bystander holding a 400 MiB file in clean page cache (active list) from before the thresholds are set: crossing to kill call by each rule of memory.available, the Summary API's and the reclaimable one",
+		Margin:          600 * nodeharness.Mi,
+		CachedBystander: "400Mi",
+		Hogs:            []Hog{{Name: "hog", Size: "3000Mi", Rate: "200Mi"}},
+		Needed:          1,
+		Unmeasured:      true,
 	},
 	{
 		Name:            "oom",
@@ -275,10 +290,7 @@ func (s Scenario) pods(f *nodeharness.Framework) []*corev1.Pod {
 			nodeharness.EmptyDir("/scratch", "", ""))}
 	}
 	if s.PageCache != "" {
-		// /var/tmp of a kind node is on the host's disk (its /tmp is a
-		// tmpfs, whose pages are not file cache).
-		return []*corev1.Pod{f.Pod(pageCacheReader, []string{"pagecache", "-dir", "/data", "-size", s.PageCache},
-			nodeharness.HostDir("data", "/var/tmp", "/data"), nodeharness.Tolerate("node.kubernetes.io/memory-pressure"))}
+		return []*corev1.Pod{pageCachePod(f, s.PageCache)}
 	}
 	var out []*corev1.Pod
 	for _, h := range s.Hogs {
@@ -294,6 +306,14 @@ func (s Scenario) pods(f *nodeharness.Framework) []*corev1.Pod {
 		out = append(out, f.Pod(h.Name, args, opts...))
 	}
 	return out
+}
+
+// pageCachePod is a reader that caches a file of size and holds it
+// (workload pagecache). /var/tmp of a kind node is on the host's disk (its
+// /tmp is a tmpfs, whose pages are not file cache).
+func pageCachePod(f *nodeharness.Framework, size string, opts ...nodeharness.PodOption) *corev1.Pod {
+	opts = append(opts, nodeharness.HostDir("data", "/var/tmp", "/data"), nodeharness.Tolerate("node.kubernetes.io/memory-pressure"))
+	return f.Pod(pageCacheReader, []string{"pagecache", "-dir", "/data", "-size", size}, opts...)
 }
 
 // softVictimPod is a DuringSoft scenario's soft victim on f's node.
