@@ -30,12 +30,16 @@ func WriteMarkdown(w io.Writer, sums []Summary, node string, cgroupV2 bool) erro
 	b.WriteString("Pressure / eviction runs (page cache scenarios): runs in which the node reported MemoryPressure, and in which a pod was evicted. ")
 	b.WriteString("Disk scenarios: the crossing is nodefs's available bytes below the threshold (a statfs sampler, every 5 ms); full runs: the writer ran out of room before its SIGTERM. ")
 	b.WriteString("Reclaimable crossing: the same sampler's crossing by the reclaimable rule (usage minus clean, unmapped file pages, at least the inactive ones: EvictionReclaimableMemory's rule, computed by the sampler on its own), which ours with that gate acts on; upstream acts on the first. ")
+	b.WriteString("Bystander evicted runs (page-cache bystander scenarios): runs in which the kubelet evicted the bystander, whose memory is all clean page cache. ")
 	b.WriteString("Reclaim to kill call: the part of crossing to kill call spent from the start of the pass's node-level reclaim (both kubelets log it). ")
 	b.WriteString("Medians; ratio = ours / upstream.\n\n")
-	b.WriteString("| Scenario | Runs (ours / upstream) | Crossing to kill call, ms (ours / upstream / ratio) | Reclaimable crossing to kill call, ms (ours / upstream / ratio) | Crossing to termination, ms (ours / upstream / ratio) | Taken at kill MiB (ours / upstream) | Kernel OOM runs (ours / upstream) | Relief s (ours / upstream / ratio) | Over-evicted (ours / upstream) | Grace-late ms (ours / upstream / ratio) | Pressure runs (ours / upstream) | Eviction runs (ours / upstream) | Crossing to recovery s (ours / upstream / ratio) | Filesystem full runs (ours / upstream) | Reclaim to kill call, ms (ours / upstream) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| Scenario | Runs (ours / upstream) | Crossing to kill call, ms (ours / upstream / ratio) | Reclaimable crossing to kill call, ms (ours / upstream / ratio) | Crossing to termination, ms (ours / upstream / ratio) | Taken at kill MiB (ours / upstream) | Kernel OOM runs (ours / upstream) | Relief s (ours / upstream / ratio) | Over-evicted (ours / upstream) | Grace-late ms (ours / upstream / ratio) | Pressure runs (ours / upstream) | Eviction runs (ours / upstream) | Crossing to recovery s (ours / upstream / ratio) | Filesystem full runs (ours / upstream) | Bystander evicted runs (ours / upstream) | Reclaim to kill call, ms (ours / upstream) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, s := range sums {
-		pressure, evictions, recovery, full := "–", "–", "–", "–"
+		pressure, evictions, recovery, full, bystander := "–", "–", "–", "–", "–"
+		if s.Bystander {
+			bystander = fmt.Sprintf("%d / %d", s.Ours.BystanderRuns, s.Upstream.BystanderRuns)
+		}
 		if s.DiskBurst {
 			full = fmt.Sprintf("%d / %d", s.Ours.FullRuns, s.Upstream.FullRuns)
 		}
@@ -46,7 +50,7 @@ func WriteMarkdown(w io.Writer, sums []Summary, node string, cgroupV2 bool) erro
 			pressure = fmt.Sprintf("%d / %d", s.Ours.PressureRuns, s.Upstream.PressureRuns)
 			evictions = fmt.Sprintf("%d / %d", s.Ours.EvictionRuns, s.Upstream.EvictionRuns)
 		}
-		fmt.Fprintf(&b, "| %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %d / %d | %s / %s / %s | %d / %d | %s / %s / %s | %s | %s | %s | %s | %s / %s |\n",
+		fmt.Fprintf(&b, "| %s | %s / %s | %s / %s / %s | %s / %s / %s | %s / %s / %s | %s / %s | %d / %d | %s / %s / %s | %d / %d | %s / %s / %s | %s | %s | %s | %s | %s | %s / %s |\n",
 			s.Scenario, runs(s.Ours), runs(s.Upstream),
 			num(Median(s.Ours.Latencies), 0), num(Median(s.Upstream.Latencies), 0), num(s.LatencyRatio, 3),
 			num(Median(s.Ours.ReclaimableLatencies), 0), num(Median(s.Upstream.ReclaimableLatencies), 0), num(s.ReclaimableLatencyRatio, 3),
@@ -56,7 +60,7 @@ func WriteMarkdown(w io.Writer, sums []Summary, node string, cgroupV2 bool) erro
 			num(Median(s.Ours.Reliefs), 2), num(Median(s.Upstream.Reliefs), 2), num(s.ReliefRatio, 3),
 			s.Ours.OverEvicted, s.Upstream.OverEvicted,
 			num(Median(s.Ours.GraceLate), 0), num(Median(s.Upstream.GraceLate), 0), num(s.GraceLateRatio, 3),
-			pressure, evictions, recovery, full,
+			pressure, evictions, recovery, full, bystander,
 			num(Median(s.Ours.Reclaims), 0), num(Median(s.Upstream.Reclaims), 0))
 	}
 	b.WriteString("\n")

@@ -100,6 +100,9 @@ type Result struct {
 	// Pressure (PageCache scenarios): the node reported MemoryPressure
 	// while the run watched it.
 	Pressure bool `json:"pressure,omitempty"`
+	// BystanderEvicted (CachedBystander scenarios): the kubelet evicted
+	// the bystander, whose memory is all clean page cache.
+	BystanderEvicted bool `json:"bystanderEvicted,omitempty"`
 	// Full (DiskBurst scenarios): the writer ran out of room before its
 	// SIGTERM: the filesystem filled.
 	Full bool `json:"full,omitempty"`
@@ -503,6 +506,9 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 		return fmt.Errorf("reading the kernel's OOM kills: %w", err)
 	}
 	for _, p := range pods {
+		if s.CachedBystander != "" && p.Name == pageCacheReader && isEvicted(&p) {
+			res.BystanderEvicted = true
+		}
 		if !isHog(p.Name, hogs) {
 			continue
 		}
@@ -513,7 +519,7 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 		switch {
 		case kernelOOM:
 			res.OOMKilled++
-		case p.Status.Phase == corev1.PodFailed && p.Status.Reason == nodeharness.EvictedReason:
+		case isEvicted(&p):
 			res.Evicted++
 		}
 		hl, err := logs[p.Name].Lines()
@@ -561,6 +567,11 @@ func samplerCrossings(lines []string, res *Result) (recoveries []time.Time) {
 		}
 	}
 	return recoveries
+}
+
+// isEvicted: the kubelet ended p with an eviction.
+func isEvicted(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodFailed && p.Status.Reason == nodeharness.EvictedReason
 }
 
 // outOfRoomSuffix ends the line a disk hog logs when the filesystem is

@@ -144,7 +144,6 @@ var Scenarios = []Scenario{
 		CachedBystander: "400Mi",
 		Hogs:            []Hog{{Name: "hog", Size: "3000Mi", Rate: "200Mi"}},
 		Needed:          1,
-		Unmeasured:      true,
 	},
 	{
 		Name:            "oom",

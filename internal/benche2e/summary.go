@@ -57,6 +57,9 @@ type Side struct {
 	// reported MemoryPressure, and in which a pod was evicted (PageCache
 	// scenarios).
 	PressureRuns, EvictionRuns int
+	// BystanderRuns counts the runs in which the page-cache bystander was
+	// evicted (CachedBystander scenarios).
+	BystanderRuns int
 }
 
 // Summary is one scenario's figures for both kubelets.
@@ -64,23 +67,24 @@ type Summary struct {
 	Scenario string
 	// PageCache: a PageCache scenario (pressure and eviction runs);
 	// DuringSoft: a DuringSoft one (crossing to recovery); DiskBurst: a
-	// disk one (filesystem full runs).
-	PageCache, DuringSoft, DiskBurst bool
-	Ours, Upstream                   Side
-	LatencyRatio                     float64 // median ours / median upstream; NaN when unknown
-	ReclaimableLatencyRatio          float64
-	TerminationRatio                 float64
-	ReliefRatio                      float64
-	TakenAtKillRatio                 float64
-	GraceLateRatio                   float64
-	RecoveryRatio                    float64
+	// disk one (filesystem full runs); Bystander: a CachedBystander one
+	// (runs with the bystander evicted).
+	PageCache, DuringSoft, DiskBurst, Bystander bool
+	Ours, Upstream                              Side
+	LatencyRatio                                float64 // median ours / median upstream; NaN when unknown
+	ReclaimableLatencyRatio                     float64
+	TerminationRatio                            float64
+	ReliefRatio                                 float64
+	TakenAtKillRatio                            float64
+	GraceLateRatio                              float64
+	RecoveryRatio                               float64
 }
 
 // Summarize groups results by scenario, in the order of Scenarios.
 func Summarize(results []Result) []Summary {
 	var out []Summary
 	for _, sc := range Scenarios {
-		s := Summary{Scenario: sc.Name, PageCache: sc.PageCache != "", DuringSoft: sc.DuringSoft != nil, DiskBurst: sc.DiskBurst != nil}
+		s := Summary{Scenario: sc.Name, PageCache: sc.PageCache != "", DuringSoft: sc.DuringSoft != nil, DiskBurst: sc.DiskBurst != nil, Bystander: sc.CachedBystander != ""}
 		for _, r := range results {
 			if r.Scenario != sc.Name {
 				continue
@@ -121,6 +125,9 @@ func Summarize(results []Result) []Summary {
 			}
 			if r.Full {
 				side.FullRuns++
+			}
+			if r.BystanderEvicted {
+				side.BystanderRuns++
 			}
 			side.OverEvicted += r.OverEvicted()
 			side.Evictions += r.Evicted

@@ -135,14 +135,46 @@ func TestSummarizePageCache(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 | – | – | – / – |\n") {
+	if !strings.Contains(b.String(), "| pagecache | 3 (1 unmeasured) / 3 |") || !strings.Contains(b.String(), "| 0 / 2 | 0 / 2 | – | – | – | – / – |\n") {
 		t.Errorf("page cache row wrong:\n%s", b.String())
 	}
-	if !strings.Contains(b.String(), "| – | – | – | – | – / – |\n") {
+	if !strings.Contains(b.String(), "| – | – | – | – | – | – / – |\n") {
 		t.Errorf("the latency row shows pressure or eviction runs:\n%s", b.String())
 	}
 	if !strings.Contains(b.String(), "EvictionReclaimableMemory") {
 		t.Errorf("the report does not name the gate on:\n%s", b.String())
+	}
+}
+
+// Page-cache bystander: the runs with the bystander evicted, per kubelet,
+// and the reclaimable crossing's latency beside the working set's.
+func TestSummarizeBystander(t *testing.T) {
+	t0 := time.Date(2026, 12, 7, 17, 0, 0, 0, time.UTC)
+	run := func(kubelet string, reclaimableLag, killAfter time.Duration, bystander bool) Result {
+		return Result{Scenario: "latency-cache", Kubelet: kubelet, Needed: 1, Evicted: 1, Crossed: t0,
+			CrossedReclaimable: t0.Add(reclaimableLag), KillCall: t0.Add(killAfter), BystanderEvicted: bystander}
+	}
+	sums := Summarize([]Result{
+		run("evictkit", 2*time.Second, 2010*time.Millisecond, false),
+		run("upstream", 2*time.Second, 4*time.Second, true),
+		run("upstream", 2*time.Second, 6*time.Second, false),
+	})
+	if len(sums) != 1 || !sums[0].Bystander {
+		t.Fatalf("summaries %v, want latency-cache only, a bystander scenario", names(sums))
+	}
+	s := sums[0]
+	if s.Ours.BystanderRuns != 0 || s.Upstream.BystanderRuns != 1 {
+		t.Errorf("bystander runs ours %d upstream %d, want 0 and 1", s.Ours.BystanderRuns, s.Upstream.BystanderRuns)
+	}
+	if got := Median(s.Ours.ReclaimableLatencies); got != 10 {
+		t.Errorf("ours' reclaimable latency %v ms, want 10", got)
+	}
+	var b bytes.Buffer
+	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| latency-cache | 1 / 2 | 2010 / 5000 / 0.402 | 10 / 3000 / 0.003 |") || !strings.Contains(b.String(), "| – | – | – | – | 0 / 1 | – / – |\n") {
+		t.Errorf("bystander row wrong:\n%s", b.String())
 	}
 }
 
@@ -172,7 +204,7 @@ func TestSummarizeDuringSoft(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| – | – | 0.50 / 54.00 / 0.009 | – | – / – |\n") {
+	if !strings.Contains(b.String(), "| – | – | 0.50 / 54.00 / 0.009 | – | – | – / – |\n") {
 		t.Errorf("hard-during-soft row without its recovery:\n%s", b.String())
 	}
 }
@@ -203,7 +235,7 @@ func TestSummarizeDiskBurst(t *testing.T) {
 	if err := WriteMarkdown(&b, sums, "node", false); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "| diskburst | 2 / 3 | 100 / 100 / 1.000 |") || !strings.Contains(b.String(), "| – | 0 / 2 | 40 / 80 |\n") {
+	if !strings.Contains(b.String(), "| diskburst | 2 / 3 | 100 / 100 / 1.000 |") || !strings.Contains(b.String(), "| – | 0 / 2 | – | 40 / 80 |\n") {
 		t.Errorf("diskburst row wrong:\n%s", b.String())
 	}
 }
@@ -296,7 +328,7 @@ func TestDefaultScenariosLeaveOutUnmeasured(t *testing.T) {
 		}
 		names = append(names, s.Name)
 	}
-	if want := []string{"latency-200Mi", "latency-1Gi", "oom", "oom-burst", "softgrace", "pagecache", "hard-during-soft", "relief-k3"}; !slices.Equal(names, want) {
+	if want := []string{"latency-200Mi", "latency-1Gi", "latency-cache", "oom", "oom-burst", "softgrace", "pagecache", "hard-during-soft", "relief-k3"}; !slices.Equal(names, want) {
 		t.Errorf("default scenarios %v: want %v (all but diskburst, which needs the small-nodefs node)", names, want)
 	}
 }
