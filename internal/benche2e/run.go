@@ -486,7 +486,7 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 	if err != nil {
 		return err
 	}
-	recoveries := samplerCrossings(nodeharness.Texts(lines), res)
+	recoveries := samplerCrossings(nodeharness.Texts(lines), res, !s.Allocatable)
 	journal, err := f.KubeletJournal(ctx, res.Start)
 	if err != nil {
 		return err
@@ -546,17 +546,20 @@ func (r *Runner) collect(ctx context.Context, ns string, s Scenario, hogs []*cor
 }
 
 // samplerCrossings sets res's first crossing by the Summary API's rule
-// and by the reclaimable one from the sampler's lines, and returns the
-// recoveries by the Summary API's rule. The signal can bounce back over
-// the level for a moment before the kill (the kernel reclaims page
-// cache): relief is the recovery that follows the first kill.
-func samplerCrossings(lines []string, res *Result) (recoveries []time.Time) {
+// and, with reclaimable, by the reclaimable one from the sampler's lines,
+// and returns the recoveries by the Summary API's rule. The signal can
+// bounce back over the level for a moment before the kill (the kernel
+// reclaims page cache): relief is the recovery that follows the first
+// kill. An allocatable scenario passes reclaimable false: its sampler
+// reads the node's cgroup, not the pods', and by the reclaimable rule the
+// node's own page cache moves that crossing away from the pods' signal.
+func samplerCrossings(lines []string, res *Result, reclaimable bool) (recoveries []time.Time) {
 	for _, l := range lines {
 		c, ok := workloadlog.ParseCrossing(l)
 		switch {
 		case !ok:
 		case c.Rule == workloadlog.RuleReclaimable:
-			if !c.Recovered && res.CrossedReclaimable.IsZero() {
+			if reclaimable && !c.Recovered && res.CrossedReclaimable.IsZero() {
 				res.CrossedReclaimable = c.At
 			}
 		case c.Rule != "":

@@ -50,7 +50,7 @@ func TestSamplerCrossings(t *testing.T) {
 		"recovered at 2026-12-07T15:00:00.900Z available 12",
 	}
 	var res Result
-	recoveries := samplerCrossings(lines, &res)
+	recoveries := samplerCrossings(lines, &res, true)
 	if !res.Crossed.Equal(at(100)) {
 		t.Errorf("Crossed = %s, want the first crossing without a rule (100 ms)", res.Crossed)
 	}
@@ -60,8 +60,12 @@ func TestSamplerCrossings(t *testing.T) {
 	if want := []time.Time{at(150), at(900)}; !slices.EqualFunc(recoveries, want, time.Time.Equal) {
 		t.Errorf("recoveries = %v, want only the Summary API rule's: %v", recoveries, want)
 	}
+	var alloc Result
+	if samplerCrossings(lines, &alloc, false); !alloc.CrossedReclaimable.IsZero() || !alloc.Crossed.Equal(at(100)) {
+		t.Errorf("without the reclaimable rule: Crossed = %s, CrossedReclaimable = %s, want 100 ms and none", alloc.Crossed, alloc.CrossedReclaimable)
+	}
 	var none Result
-	if r := samplerCrossings(lines[:1], &none); r != nil || !none.Crossed.IsZero() || !none.CrossedReclaimable.IsZero() {
+	if r := samplerCrossings(lines[:1], &none, true); r != nil || !none.Crossed.IsZero() || !none.CrossedReclaimable.IsZero() {
 		t.Errorf("no crossing lines: %+v, %v", none, r)
 	}
 }
